@@ -1,0 +1,164 @@
+//! What every check needs besides the raw facts: the knowledge base and a few derived values
+//! (the driver version to judge by, the driver's CUDA ceiling, the GPUs' compute capabilities,
+//! the distribution family for fix commands), computed the same way for all checks.
+
+use gpuenv_facts::{Facts, Sourced};
+use gpuenv_kb::{ComputeCapability, CudaVersion, DriverCeiling, Kb, Version};
+
+/// Facts and knowledge, as the checks see them.
+pub struct Context<'a> {
+    pub facts: &'a Facts,
+    pub kb: &'a Kb,
+}
+
+/// Linux distribution families, for package-manager commands in fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Debian,
+    Ubuntu,
+    Rhel,
+    Suse,
+    Arch,
+    Other,
+}
+
+/// A GPU as the checks use it: a label for messages and its compute capability if known.
+#[derive(Debug, Clone)]
+pub struct GpuRef {
+    pub label: String,
+    pub cc: Option<ComputeCapability>,
+    pub cc_source: String,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(facts: &'a Facts, kb: &'a Kb) -> Context<'a> {
+        Context { facts, kb }
+    }
+
+    /// The userspace driver version (what libcuda reports), else the kernel module's.
+    pub fn driver(&self) -> Option<(&Version, String)> {
+        if let Some(s) = &self.facts.driver.userspace_version {
+            return Some((&s.value, s.source.to_string()));
+        }
+        self.facts
+            .driver
+            .kernel_module
+            .as_ref()
+            .map(|m| (&m.version.value, m.version.source.to_string()))
+    }
+
+    /// The newest CUDA the driver supports, and how that is known.
+    pub fn driver_ceiling(&self) -> Option<(CudaVersion, String)> {
+        if let Some(Sourced { value, source }) = &self.facts.driver.cuda_driver_version {
+            return Some((*value, source.to_string()));
+        }
+        let (driver, _) = self.driver()?;
+        match self.kb.max_cuda_for_driver(driver) {
+            DriverCeiling::Known { max_cuda, branch } => Some((
+                max_cuda,
+                format!("knowledge base: driver branch R{branch} supports up to CUDA {max_cuda}"),
+            )),
+            DriverCeiling::NewerThanKb { at_least, newest_known_branch } => Some((
+                at_least,
+                format!(
+                    "knowledge base: branch R{} is newer than the newest known (R{newest_known_branch}); at least CUDA {at_least}",
+                    driver.major()
+                ),
+            )),
+            DriverCeiling::OlderThanKb => None,
+        }
+    }
+
+    /// Every GPU with its compute capability: the PCI devices, else the override list.
+    pub fn gpus(&self) -> Vec<GpuRef> {
+        let devices = &self.facts.gpus.devices;
+        if !devices.is_empty() {
+            return devices
+                .iter()
+                .map(|g| GpuRef {
+                    label: format!(
+                        "{} ({})",
+                        g.name
+                            .as_ref()
+                            .map(|n| n.value.as_str())
+                            .unwrap_or("NVIDIA GPU"),
+                        g.pci_address
+                    ),
+                    cc: g.cc.as_ref().map(|c| c.value),
+                    cc_source: g
+                        .cc
+                        .as_ref()
+                        .map(|c| c.source.to_string())
+                        .unwrap_or_default(),
+                })
+                .collect();
+        }
+        self.facts
+            .gpus
+            .override_ccs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| GpuRef {
+                label: format!("GPU {i} (compute capability {} by override)", c.value),
+                cc: Some(c.value),
+                cc_source: c.source.to_string(),
+            })
+            .collect()
+    }
+
+    /// Whether any userspace driver library is installed (not counting WSL's own).
+    pub fn userspace_installed(&self) -> bool {
+        self.facts
+            .driver
+            .userspace
+            .iter()
+            .any(|l| !l.wsl && l.real_path.is_some())
+    }
+
+    pub fn family(&self) -> Family {
+        let Some(d) = &self.facts.os.distribution else {
+            return Family::Other;
+        };
+        match d.value.id.as_str() {
+            "debian" => Family::Debian,
+            "ubuntu" | "pop" | "linuxmint" => Family::Ubuntu,
+            "rhel" | "centos" | "rocky" | "almalinux" | "fedora" | "ol" | "amzn" => Family::Rhel,
+            "sles" | "opensuse-leap" | "opensuse-tumbleweed" => Family::Suse,
+            "arch" | "manjaro" => Family::Arch,
+            _ => Family::Other,
+        }
+    }
+
+    /// `sudo apt-mark hold ...` or the equivalent, to stop driver packages drifting.
+    pub fn hold_driver_command(&self) -> &'static str {
+        match self.family() {
+            Family::Debian | Family::Ubuntu => {
+                "sudo apt-mark hold 'nvidia-*' 'libnvidia-*' 'libcuda1'"
+            }
+            Family::Rhel => "sudo dnf versionlock add 'nvidia-*' 'cuda-drivers*'",
+            Family::Suse => "sudo zypper addlock 'nvidia-*'",
+            _ => "hold your distribution's NVIDIA driver packages at one version",
+        }
+    }
+
+    /// How to install the NVIDIA driver on this distribution (`branch` when one is required).
+    pub fn install_driver_command(&self, branch: Option<u32>) -> String {
+        match (self.family(), branch) {
+            (Family::Ubuntu, Some(b)) => format!("sudo apt install nvidia-driver-{b}"),
+            (Family::Ubuntu, None) => "sudo ubuntu-drivers install".into(),
+            (Family::Debian, Some(470)) => {
+                "sudo apt install nvidia-tesla-470-driver   # contrib/non-free enabled".into()
+            }
+            (Family::Debian, _) => {
+                "sudo apt install nvidia-driver firmware-misc-nonfree   # contrib/non-free enabled"
+                    .into()
+            }
+            (Family::Rhel, Some(b)) => format!("sudo dnf module install nvidia-driver:{b}-dkms"),
+            (Family::Rhel, None) => "sudo dnf module install nvidia-driver:latest-dkms".into(),
+            (_, Some(b)) => {
+                format!("install the NVIDIA driver, branch R{b}, from your distribution or NVIDIA")
+            }
+            (_, None) => "install the NVIDIA driver from your distribution or NVIDIA".into(),
+        }
+    }
+}

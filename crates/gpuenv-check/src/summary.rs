@@ -1,0 +1,161 @@
+//! The flutter-doctor-like summary: one line per layer with a status and the key versions.
+//! Derived from facts and findings only, so every renderer and the JSON report agree.
+
+use serde::{Deserialize, Serialize};
+
+use gpuenv_facts::Facts;
+
+use crate::context::Context;
+use crate::finding::{Finding, Layer, Severity};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerStatus {
+    Ok,
+    Warning,
+    Error,
+    /// Nothing of this layer is on the machine (no GPU, no toolkit).
+    Absent,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerSummary {
+    pub layer: Layer,
+    pub status: LayerStatus,
+    /// One line: the key versions of the layer.
+    pub text: String,
+}
+
+fn status(findings: &[Finding], layer: Layer, present: bool) -> LayerStatus {
+    let worst = findings
+        .iter()
+        .filter(|f| f.layer == layer)
+        .map(|f| f.severity)
+        .max();
+    match worst {
+        Some(Severity::Error) => LayerStatus::Error,
+        Some(Severity::Warning) => LayerStatus::Warning,
+        _ if !present => LayerStatus::Absent,
+        _ => LayerStatus::Ok,
+    }
+}
+
+/// The summary lines for layers L0..L4.
+pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
+    let f: &Facts = cx.facts;
+    let mut out = Vec::new();
+
+    let mut os = Vec::new();
+    if let Some(d) = &f.os.distribution {
+        os.push(if d.value.pretty_name.is_empty() {
+            d.value.id.clone()
+        } else {
+            d.value.pretty_name.clone()
+        });
+    }
+    if let Some(k) = &f.os.kernel_release {
+        os.push(format!("kernel {}", k.value));
+    }
+    if let Some(c) = &f.os.container {
+        os.push(format!("in a {} container", c.value));
+    }
+    if f.os.wsl.is_some() {
+        os.push("WSL2".into());
+    }
+    out.push(LayerSummary {
+        layer: Layer::Os,
+        status: status(findings, Layer::Os, true),
+        text: os.join(", "),
+    });
+
+    let mut drv = Vec::new();
+    match &f.driver.kernel_module {
+        Some(m) => drv.push(format!("kernel module {}", m.version.value)),
+        None => drv.push("no kernel module loaded".into()),
+    }
+    match &f.driver.userspace_version {
+        Some(v) => drv.push(format!("userspace {}", v.value)),
+        None => drv.push("no userspace driver".into()),
+    }
+    if let Some((max, _)) = cx.driver_ceiling() {
+        drv.push(format!("supports CUDA <= {max}"));
+    }
+    let driver_present = f.driver.kernel_module.is_some() || f.driver.userspace_version.is_some();
+    out.push(LayerSummary {
+        layer: Layer::Driver,
+        status: status(findings, Layer::Driver, driver_present),
+        text: drv.join(", "),
+    });
+
+    let gpus = cx.gpus();
+    let gpu_text = if gpus.is_empty() {
+        "no NVIDIA GPU found".to_string()
+    } else {
+        gpus.iter()
+            .map(|g| match g.cc {
+                Some(cc) => format!("{} sm_{}{}", g.label, cc.major, cc.minor),
+                None => g.label.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    out.push(LayerSummary {
+        layer: Layer::Gpu,
+        status: status(findings, Layer::Gpu, !gpus.is_empty()),
+        text: gpu_text,
+    });
+
+    let mut cuda = Vec::new();
+    for t in &f.cuda.toolkits {
+        let v = t
+            .version
+            .as_ref()
+            .map(|v| v.value.to_string())
+            .unwrap_or_else(|| "?".into());
+        cuda.push(format!("toolkit {v} ({})", t.root));
+    }
+    if cuda.is_empty() {
+        cuda.push("no CUDA toolkit".into());
+    }
+    let runtimes = f
+        .cuda
+        .runtimes
+        .iter()
+        .filter(|r| !r.reachable_via.is_empty())
+        .count();
+    if runtimes > 0 {
+        cuda.push(format!("{runtimes} system CUDA runtime(s)"));
+    }
+    out.push(LayerSummary {
+        layer: Layer::Cuda,
+        status: status(
+            findings,
+            Layer::Cuda,
+            !f.cuda.toolkits.is_empty() || runtimes > 0,
+        ),
+        text: cuda.join(", "),
+    });
+
+    let mut libs: Vec<String> = f
+        .libraries
+        .cudnn
+        .iter()
+        .map(|i| {
+            let v = i
+                .version
+                .as_ref()
+                .map(|v| v.value.to_string())
+                .unwrap_or_else(|| format!("{}.x", i.major));
+            format!("cuDNN {v} ({})", i.dir)
+        })
+        .collect();
+    if libs.is_empty() {
+        libs.push("no system cuDNN".into());
+    }
+    out.push(LayerSummary {
+        layer: Layer::Libraries,
+        status: status(findings, Layer::Libraries, !f.libraries.cudnn.is_empty()),
+        text: libs.join(", "),
+    });
+    out
+}

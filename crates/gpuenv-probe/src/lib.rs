@@ -1,0 +1,57 @@
+//! gpuenv's probes: everything that reads a machine. A `SystemRoot` joins every path onto the
+//! machine root; each layer's probe turns files (and, on the live root only, NVML and the driver
+//! API) into `Facts`. Probes never decide what is wrong, never execute a program, never write, and
+//! never stop at an unreadable file: they record a `ProbeError` and go on.
+
+pub mod cuda;
+pub mod cudnn;
+pub mod driver;
+pub mod gpu;
+pub mod libs;
+pub mod nvml;
+pub mod os;
+pub mod parse;
+pub mod root;
+pub mod vars;
+
+use gpuenv_facts::{EnvFacts, Facts};
+use gpuenv_kb::Kb;
+
+pub use root::SystemRoot;
+pub use vars::{Environment, VarDoc, VarKind, VARIABLES};
+
+/// Probes every layer of the machine at `root`.
+pub fn probe_all(root: &SystemRoot, env: &Environment, kb: &Kb) -> Facts {
+    let mut errors = Vec::new();
+    let index = libs::LibraryIndex::build(root, env, &mut errors);
+    let os = os::probe(root, env, &mut errors);
+    let driver = driver::probe(root, env, &index, &mut errors);
+    let gpus = gpu::probe(root, env, kb, driver.nvml.as_ref(), &mut errors);
+    let cuda = cuda::probe(root, env, &index);
+    let libraries = cudnn::probe(root, kb, &index, &cuda.toolkits);
+    Facts {
+        root: root.dir().display().to_string(),
+        live: root.is_live(),
+        os,
+        driver,
+        gpus,
+        cuda,
+        libraries,
+        env: env_facts(env),
+        probe_errors: errors,
+    }
+}
+
+fn env_facts(env: &Environment) -> EnvFacts {
+    EnvFacts {
+        ld_library_path: env.path_list(vars::LD_LIBRARY_PATH),
+        path: env.path_list(vars::PATH),
+        ld_preload: env.get_nonempty(vars::LD_PRELOAD).map(str::to_string),
+        variables: env
+            .all()
+            .iter()
+            .filter(|(k, _)| k.as_str() != vars::PATH)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    }
+}

@@ -1,0 +1,70 @@
+//! The command line: raw flags (clap) and their resolution into settings for a run.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// gpuenv finds out why a GPU deep-learning stack is broken and says exactly how to fix it.
+///
+/// It reads files only (no nvidia-smi, no ldd, no Python import); on the running machine it may
+/// also ask NVML and the CUDA driver API, each with a timeout (GPUENV_NO_NVML=1 turns that off).
+#[derive(Debug, Parser)]
+#[command(name = "gpuenv", version = crate::version_text(), propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Inspect the machine whose root file system is DIR instead of this one (a container image,
+    /// a chroot, a mounted disk, a test fixture). NVML and the driver API are used only for `/`.
+    #[arg(long, global = true, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+
+    /// Load a knowledge-base file whose tables replace the built-in ones (see `gpuenv kb --help`).
+    #[arg(long, global = true, value_name = "FILE", env = "GPUENV_KB")]
+    pub kb: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Show every fact with where it came from.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
+    /// When to use colour (NO_COLOR turns it off for `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A summary per layer, then the findings with evidence and fixes.
+    Human,
+    /// The `gpuenv.report/1` JSON object (schema: schemas/report.schema.json).
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Probe every layer (OS, driver, GPUs, CUDA, cuDNN) and check every version contract (the default).
+    ///
+    /// Exit status: 0 no error findings, 1 at least one error finding, 2 usage or internal failure.
+    Doctor,
+    /// List the environment variables gpuenv reads, with what each does.
+    Env,
+    /// Show the knowledge base: its date, sources and table sizes.
+    Kb,
+}

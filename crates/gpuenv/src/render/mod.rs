@@ -1,0 +1,6 @@
+//! Renderers: one module per output format, each writing to any `Write` so tests render into a
+//! `Vec<u8>` without colour.
+
+pub mod facts;
+pub mod human;
+pub mod json;

@@ -1,0 +1,404 @@
+//! The scenario harness: a scenario file (TOML) describes a machine — files, directories, symlinks,
+//! shared libraries with their SONAME/NEEDED/RPATH/RUNPATH, GPUs on the PCI bus, ld.so.cache
+//! entries, environment variables — and the findings expected. `FakeRoot::build` materialises it
+//! into a temporary directory with *real* ELF objects compiled by the system C compiler and a real
+//! glibc-format ld.so.cache; `run_gpuenv` runs the real binary against it with `--root`.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+use serde::Deserialize;
+
+/// One scenario file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub description: String,
+    /// Environment variables of the gpuenv process (nothing else from the test's environment leaks in).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub dir: Vec<DirSpec>,
+    #[serde(default)]
+    pub file: Vec<FileSpec>,
+    #[serde(default)]
+    pub symlink: Vec<SymlinkSpec>,
+    #[serde(default)]
+    pub library: Vec<LibrarySpec>,
+    #[serde(default)]
+    pub gpu: Vec<GpuSpec>,
+    /// ld.so.cache entries in lookup order: `soname -> path` pairs written in glibc's format.
+    #[serde(default)]
+    pub ld_cache: Vec<CacheEntrySpec>,
+    /// Include the templates named here (see `template`).
+    #[serde(default)]
+    pub use_templates: Vec<String>,
+    pub expect: Expect,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirSpec {
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSpec {
+    pub path: String,
+    #[serde(default)]
+    pub text: String,
+    /// Octal mode, e.g. "660".
+    pub mode: Option<String>,
+    /// Bytes given as hex, for binary files (efivars).
+    pub hex: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymlinkSpec {
+    pub path: String,
+    pub target: String,
+}
+
+/// A real ELF shared object. `path` is the real file; `links` are symlinks created beside it
+/// (each pointing at the file name), e.g. the SONAME link and the development link.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibrarySpec {
+    pub path: String,
+    pub soname: Option<String>,
+    #[serde(default)]
+    pub needed: Vec<String>,
+    #[serde(default)]
+    pub rpath: Vec<String>,
+    #[serde(default)]
+    pub runpath: Vec<String>,
+    #[serde(default)]
+    pub links: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    /// `0000:01:00.0`.
+    pub pci: String,
+    /// PCI device id, e.g. "2204".
+    pub device: String,
+    #[serde(default = "default_class")]
+    pub class: String,
+    /// The kernel driver bound to it (`nvidia`, `nouveau`), if any.
+    pub driver: Option<String>,
+}
+
+fn default_class() -> String {
+    "0x030000".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheEntrySpec {
+    pub soname: String,
+    pub path: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Check ids that must be among the findings.
+    #[serde(default)]
+    pub fires: Vec<String>,
+    /// Check ids that must not be.
+    #[serde(default)]
+    pub silent: Vec<String>,
+    /// The exit status.
+    pub exit: i32,
+    /// Strings that must appear in the human output.
+    #[serde(default)]
+    pub output_contains: Vec<String>,
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Scenario {
+        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut s: Scenario =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for name in s.use_templates.clone() {
+            let t = templates_dir().join(format!("{name}.toml"));
+            let text = fs::read_to_string(&t).unwrap_or_else(|e| panic!("{}: {e}", t.display()));
+            let mut part: Scenario = toml::from_str(&format!("{text}\n[expect]\nexit = 0\n"))
+                .unwrap_or_else(|e| panic!("{}: {e}", t.display()));
+            s.dir.append(&mut part.dir);
+            s.file.append(&mut part.file);
+            s.symlink.append(&mut part.symlink);
+            s.library.append(&mut part.library);
+            s.gpu.append(&mut part.gpu);
+            s.ld_cache.append(&mut part.ld_cache);
+            for (k, v) in part.env {
+                s.env.entry(k).or_insert(v);
+            }
+        }
+        s
+    }
+}
+
+pub fn scenarios_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios")
+}
+
+pub fn templates_dir() -> PathBuf {
+    scenarios_dir().join("templates")
+}
+
+/// A materialised fake machine root.
+pub struct FakeRoot {
+    pub dir: tempfile::TempDir,
+}
+
+impl FakeRoot {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn host(&self, path: &str) -> PathBuf {
+        self.dir.path().join(path.trim_start_matches('/'))
+    }
+
+    fn parent(&self, path: &str) -> PathBuf {
+        let host = self.host(path);
+        if let Some(p) = host.parent() {
+            fs::create_dir_all(p).unwrap();
+        }
+        host
+    }
+
+    pub fn build(s: &Scenario) -> FakeRoot {
+        let root = FakeRoot {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        // Every machine has these; a scenario adds to them.
+        for d in [
+            "etc",
+            "proc/sys/kernel",
+            "sys/module",
+            "sys/bus/pci/devices",
+            "dev",
+            "usr/lib/x86_64-linux-gnu",
+            "lib64",
+        ] {
+            fs::create_dir_all(root.host(d)).unwrap();
+        }
+        for d in &s.dir {
+            fs::create_dir_all(root.host(&d.path)).unwrap();
+        }
+        for f in &s.file {
+            let host = root.parent(&f.path);
+            match &f.hex {
+                Some(hex) => fs::write(&host, decode_hex(hex)).unwrap(),
+                None => fs::write(&host, &f.text).unwrap(),
+            }
+            if let Some(mode) = &f.mode {
+                use std::os::unix::fs::PermissionsExt;
+                let m = u32::from_str_radix(mode, 8).unwrap();
+                fs::set_permissions(&host, fs::Permissions::from_mode(m)).unwrap();
+            }
+        }
+        for lib in &s.library {
+            let host = root.parent(&lib.path);
+            fs::copy(compile_library(lib), &host).unwrap();
+            for link in &lib.links {
+                let name = Path::new(&lib.path).file_name().unwrap();
+                let link_path = host.parent().unwrap().join(link);
+                let _ = fs::remove_file(&link_path);
+                symlink(name, link_path).unwrap();
+            }
+        }
+        for l in &s.symlink {
+            let host = root.parent(&l.path);
+            let _ = fs::remove_file(&host);
+            symlink(&l.target, host).unwrap();
+        }
+        for g in &s.gpu {
+            let dir = root.host(&format!("sys/bus/pci/devices/{}", g.pci));
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join("vendor"), "0x10de\n").unwrap();
+            fs::write(dir.join("device"), format!("0x{}\n", g.device)).unwrap();
+            fs::write(dir.join("class"), format!("{}\n", g.class)).unwrap();
+            if let Some(d) = &g.driver {
+                let drv = root.host(&format!("sys/bus/pci/drivers/{d}"));
+                fs::create_dir_all(&drv).unwrap();
+                symlink(
+                    format!("../../../../bus/pci/drivers/{d}"),
+                    dir.join("driver"),
+                )
+                .unwrap();
+            }
+        }
+        if !s.ld_cache.is_empty() {
+            let entries: Vec<(&str, &str)> = s
+                .ld_cache
+                .iter()
+                .map(|e| (e.soname.as_str(), e.path.as_str()))
+                .collect();
+            fs::write(root.host("etc/ld.so.cache"), ld_so_cache(&entries)).unwrap();
+        }
+        root
+    }
+}
+
+fn decode_hex(hex: &str) -> Vec<u8> {
+    let clean: String = hex.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+    (0..clean.len() / 2)
+        .map(|i| u8::from_str_radix(&clean[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+/// Writes a glibc `ld.so.cache` in the new format (`glibc-ld.so.cache1.1`), x86-64 entries.
+pub fn ld_so_cache(entries: &[(&str, &str)]) -> Vec<u8> {
+    const HEADER: usize = 20 + 4 + 4 + 1 + 3 + 4 + 12; // magic+version, nlibs, len_strings, flags, pad, ext offset, unused
+    const ENTRY: usize = 24;
+    let strings_start = HEADER + ENTRY * entries.len();
+    let mut strings: Vec<u8> = Vec::new();
+    let mut table: Vec<u8> = Vec::new();
+    for (soname, path) in entries {
+        let key = (strings_start + strings.len()) as u32;
+        strings.extend_from_slice(soname.as_bytes());
+        strings.push(0);
+        let value = (strings_start + strings.len()) as u32;
+        strings.extend_from_slice(path.as_bytes());
+        strings.push(0);
+        table.extend_from_slice(&0x0303i32.to_le_bytes()); // libc6,x86-64
+        table.extend_from_slice(&key.to_le_bytes());
+        table.extend_from_slice(&value.to_le_bytes());
+        table.extend_from_slice(&0u32.to_le_bytes()); // osversion
+        table.extend_from_slice(&0u64.to_le_bytes()); // hwcap
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glibc-ld.so.cache1.1");
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(strings.len() as u32).to_le_bytes());
+    out.push(2); // flags: little endian
+    out.extend_from_slice(&[0, 0, 0]);
+    out.extend_from_slice(&0u32.to_le_bytes()); // no extensions
+    out.extend_from_slice(&[0u8; 12]);
+    assert_eq!(out.len(), HEADER);
+    out.extend_from_slice(&table);
+    out.extend_from_slice(&strings);
+    out
+}
+
+/// A directory of compiled objects shared by all scenarios of one test run.
+fn build_cache() -> &'static Mutex<(tempfile::TempDir, BTreeMap<String, PathBuf>)> {
+    static CACHE: OnceLock<Mutex<(tempfile::TempDir, BTreeMap<String, PathBuf>)>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new((tempfile::tempdir().unwrap(), BTreeMap::new())))
+}
+
+fn cc(args: &[String]) {
+    let status = Command::new("cc")
+        .args(args)
+        .status()
+        .expect("the system C compiler (cc) runs");
+    assert!(status.success(), "cc {args:?} failed");
+}
+
+/// Compiles (once per distinct spec) a shared object with the requested dynamic section.
+fn compile_library(lib: &LibrarySpec) -> PathBuf {
+    let key = format!(
+        "{:?}|{:?}|{:?}|{:?}",
+        lib.soname, lib.needed, lib.rpath, lib.runpath
+    );
+    let mut guard = build_cache().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = guard.1.get(&key) {
+        return p.clone();
+    }
+    let dir = guard.0.path().to_path_buf();
+    let n = guard.1.len();
+    let stubs = dir.join("stubs");
+    fs::create_dir_all(&stubs).unwrap();
+    // Stub libraries give the linker something to record each NEEDED entry from.
+    for needed in &lib.needed {
+        let stub = stubs.join(needed);
+        if !stub.exists() {
+            cc(&[
+                "-shared".into(),
+                "-x".into(),
+                "c".into(),
+                "/dev/null".into(),
+                "-o".into(),
+                stub.display().to_string(),
+                format!("-Wl,-soname,{needed}"),
+            ]);
+        }
+    }
+    let src = dir.join(format!("lib{n}.c"));
+    fs::write(
+        &src,
+        format!("int gpuenv_fixture_{n}(void) {{ return {n}; }}\n"),
+    )
+    .unwrap();
+    let out = dir.join(format!("lib{n}.so"));
+    let mut args: Vec<String> = vec![
+        "-shared".into(),
+        "-fPIC".into(),
+        src.display().to_string(),
+        "-o".into(),
+        out.display().to_string(),
+        "-Wl,--no-as-needed".into(),
+    ];
+    if let Some(so) = &lib.soname {
+        args.push(format!("-Wl,-soname,{so}"));
+    }
+    if !lib.rpath.is_empty() {
+        args.push("-Wl,--disable-new-dtags".into());
+        args.push(format!("-Wl,-rpath,{}", lib.rpath.join(":")));
+    } else if !lib.runpath.is_empty() {
+        args.push("-Wl,--enable-new-dtags".into());
+        args.push(format!("-Wl,-rpath,{}", lib.runpath.join(":")));
+    }
+    if !lib.needed.is_empty() {
+        args.push(format!("-L{}", stubs.display()));
+        for needed in &lib.needed {
+            args.push(format!("-l:{needed}"));
+        }
+    }
+    cc(&args);
+    guard.1.insert(key, out.clone());
+    out
+}
+
+/// Whether the system C compiler is available (scenario tests need it).
+pub fn have_cc() -> bool {
+    Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The result of one gpuenv run.
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the real gpuenv binary with `--root` and exactly the scenario's environment.
+pub fn run_gpuenv(root: &Path, env: &BTreeMap<String, String>, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuenv"));
+    cmd.env_clear().arg("--root").arg(root).args(args);
+    cmd.env("GPUENV_NO_NVML", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("gpuenv runs");
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

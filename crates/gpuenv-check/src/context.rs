@@ -69,6 +69,20 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Whether the driver's CUDA ceiling is only a lower bound: the branch is newer than the
+    /// knowledge base knows and the driver API did not say.
+    pub fn driver_ceiling_is_lower_bound(&self) -> bool {
+        if self.facts.driver.cuda_driver_version.is_some() {
+            return false;
+        }
+        self.driver().is_some_and(|(driver, _)| {
+            matches!(
+                self.kb.max_cuda_for_driver(driver),
+                DriverCeiling::NewerThanKb { .. }
+            )
+        })
+    }
+
     /// Every GPU with its compute capability: the PCI devices, else the override list.
     pub fn gpus(&self) -> Vec<GpuRef> {
         let devices = &self.facts.gpus.devices;
@@ -104,6 +118,31 @@ impl<'a> Context<'a> {
                 cc_source: c.source.to_string(),
             })
             .collect()
+    }
+
+    /// How many GPUs CUDA programs will see under `CUDA_VISIBLE_DEVICES`, as CUDA applies it: the
+    /// list is read up to its first invalid entry (a negative, out-of-range or repeated index, an
+    /// unknown UUID). `None` when the variable is unset.
+    pub fn visible_gpu_count(&self) -> Option<usize> {
+        let value = &self.facts.gpus.cuda_visible_devices.as_ref()?.value;
+        let devices = &self.facts.gpus.devices;
+        let mut seen: Vec<usize> = Vec::new();
+        for entry in value.split(',').map(str::trim) {
+            let index = if let Ok(n) = entry.parse::<i64>() {
+                usize::try_from(n).ok().filter(|n| *n < devices.len())
+            } else if entry.starts_with("GPU-") {
+                devices
+                    .iter()
+                    .position(|g| g.uuid.as_ref().is_some_and(|u| u.value.starts_with(entry)))
+            } else {
+                None
+            };
+            match index {
+                Some(i) if !seen.contains(&i) => seen.push(i),
+                _ => break,
+            }
+        }
+        Some(seen.len())
     }
 
     /// Whether any userspace driver library is installed (not counting WSL's own).

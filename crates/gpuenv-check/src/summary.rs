@@ -78,7 +78,11 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
         None => drv.push("no userspace driver".into()),
     }
     if let Some((max, _)) = cx.driver_ceiling() {
-        drv.push(format!("supports CUDA <= {max}"));
+        if cx.driver_ceiling_is_lower_bound() {
+            drv.push(format!("supports at least CUDA {max}"));
+        } else {
+            drv.push(format!("supports CUDA <= {max}"));
+        }
     }
     let driver_present = f.driver.kernel_module.is_some() || f.driver.userspace_version.is_some();
     out.push(LayerSummary {

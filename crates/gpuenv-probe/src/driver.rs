@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use gpuenv_facts::{
-    DriverFacts, DriverLibrary, KernelModule, LinkState, ProbeError, Source, Sourced,
+    DriverFacts, DriverLibrary, KernelModule, LinkState, NvmlFacts, ProbeError, Source, Sourced,
 };
 use gpuenv_kb::{CudaVersion, Version};
 
@@ -22,10 +22,41 @@ const DRIVER_SONAMES: &[(&str, &str)] = &[
     ("libnvidia-ml.so.1", "libnvidia-ml"),
 ];
 
+/// NVML and driver-API queries started before the file probes, answered (or not) afterwards.
+pub struct DriverQueries {
+    nvml: Option<nvml::Pending<Option<NvmlFacts>>>,
+    api: Option<nvml::Pending<Option<nvml::DriverApi>>>,
+    timeout: Duration,
+}
+
+impl DriverQueries {
+    /// Starts them on the live root unless `GPUENV_NO_NVML` is set; they run while files are read.
+    pub fn start(root: &SystemRoot, env: &Environment) -> DriverQueries {
+        let timeout = Duration::from_millis(
+            env.get_nonempty(vars::GPUENV_NVML_TIMEOUT_MS)
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(3000),
+        );
+        if !root.is_live() || env.get_nonempty(vars::GPUENV_NO_NVML).is_some() {
+            return DriverQueries {
+                nvml: None,
+                api: None,
+                timeout,
+            };
+        }
+        DriverQueries {
+            nvml: nvml::start_nvml(timeout),
+            api: nvml::start_driver_api(timeout),
+            timeout,
+        }
+    }
+}
+
 pub fn probe(
     root: &SystemRoot,
     env: &Environment,
     index: &LibraryIndex,
+    queries: DriverQueries,
     errors: &mut Vec<ProbeError>,
 ) -> DriverFacts {
     let mut d = DriverFacts {
@@ -37,13 +68,9 @@ pub fn probe(
         ..DriverFacts::default()
     };
 
-    if root.is_live() && env.get_nonempty(vars::GPUENV_NO_NVML).is_none() {
-        let timeout = Duration::from_millis(
-            env.get_nonempty(vars::GPUENV_NVML_TIMEOUT_MS)
-                .and_then(|t| t.parse().ok())
-                .unwrap_or(3000),
-        );
-        d.nvml = nvml::nvml(timeout);
+    let timeout = queries.timeout;
+    if let Some(pending) = queries.nvml {
+        d.nvml = pending.wait().flatten();
         if d.nvml.is_none() && d.userspace.iter().any(|l| l.soname == "libnvidia-ml.so.1") {
             errors.push(ProbeError {
                 probe: "driver.nvml".into(),
@@ -54,18 +81,18 @@ pub fn probe(
                 ),
             });
         }
-        if let Some(api) = nvml::driver_api(timeout) {
-            match api.version {
-                Ok(v) => {
-                    d.cuda_driver_version = CudaVersion::from_driver_api(v)
-                        .map(|c| Sourced::new(c, Source::DriverApi("cuDriverGetVersion".into())))
-                }
-                Err(e) => errors.push(ProbeError {
-                    probe: "driver.cuda_driver_version".into(),
-                    subject: api.library,
-                    message: e,
-                }),
+    }
+    if let Some(api) = queries.api.and_then(|p| p.wait()).flatten() {
+        match api.version {
+            Ok(v) => {
+                d.cuda_driver_version = CudaVersion::from_driver_api(v)
+                    .map(|c| Sourced::new(c, Source::DriverApi("cuDriverGetVersion".into())))
             }
+            Err(e) => errors.push(ProbeError {
+                probe: "driver.cuda_driver_version".into(),
+                subject: api.library,
+                message: e,
+            }),
         }
     }
 

@@ -23,9 +23,11 @@ pub use vars::{Environment, VarDoc, VarKind, VARIABLES};
 /// Probes every layer of the machine at `root`.
 pub fn probe_all(root: &SystemRoot, env: &Environment, kb: &Kb) -> Facts {
     let mut errors = Vec::new();
+    // NVML and the driver API (live root only) answer on their own threads while files are read.
+    let queries = driver::DriverQueries::start(root, env);
     let index = libs::LibraryIndex::build(root, env, &mut errors);
     let os = os::probe(root, env, &mut errors);
-    let driver = driver::probe(root, env, &index, &mut errors);
+    let driver = driver::probe(root, env, &index, queries, &mut errors);
     let gpus = gpu::probe(root, env, kb, driver.nvml.as_ref(), &mut errors);
     let cuda = cuda::probe(root, env, &index);
     let libraries = cudnn::probe(root, kb, &index, &cuda.toolkits);

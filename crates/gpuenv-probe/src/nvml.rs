@@ -9,7 +9,7 @@
 use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gpuenv_facts::{NvmlFacts, NvmlGpu};
 use gpuenv_kb::{ComputeCapability, Version};
@@ -28,28 +28,52 @@ pub struct DriverApi {
     pub version: Result<i32, String>,
 }
 
-/// Runs `work` on a thread and waits at most `timeout` for its answer.
-fn with_timeout<T: Send + 'static>(
+/// A query running on its own thread; the file probes go on meanwhile.
+pub struct Pending<T> {
+    rx: mpsc::Receiver<T>,
+    deadline: Instant,
+}
+
+impl<T> Pending<T> {
+    /// The answer, waiting at most until the deadline set when the query started. A thread still
+    /// stuck in the driver after it is abandoned; it ends with the process.
+    pub fn wait(self) -> Option<T> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        self.rx.recv_timeout(left).ok()
+    }
+}
+
+/// Starts `work` on a thread that must answer within `timeout`.
+fn start<T: Send + 'static>(
     timeout: Duration,
     work: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
+) -> Option<Pending<T>> {
     let (tx, rx) = mpsc::channel();
-    let spawned = thread::Builder::new()
+    thread::Builder::new()
         .name("gpuenv-driver-query".into())
         .spawn(move || {
             let _ = tx.send(work());
-        });
-    if spawned.is_err() {
-        return None;
-    }
-    // A thread still stuck in the driver after the timeout is abandoned; it ends with the process.
-    rx.recv_timeout(timeout).ok()
+        })
+        .ok()?;
+    Some(Pending {
+        rx,
+        deadline: Instant::now() + timeout,
+    })
 }
 
-/// Asks `libcuda.so.1` for `cuDriverGetVersion`. `None` when the library cannot be loaded or the
-/// call did not return in time.
-pub fn driver_api(timeout: Duration) -> Option<DriverApi> {
-    with_timeout(timeout, || {
+/// Starts asking `libcuda.so.1` for `cuDriverGetVersion`; the answer is `None` when the library
+/// cannot be loaded.
+pub fn start_driver_api(timeout: Duration) -> Option<Pending<Option<DriverApi>>> {
+    start(timeout, query_driver_api)
+}
+
+/// Starts asking NVML for the driver version and each GPU; `None` when NVML cannot be loaded.
+pub fn start_nvml(timeout: Duration) -> Option<Pending<Option<NvmlFacts>>> {
+    start(timeout, query_nvml)
+}
+
+fn query_driver_api() -> Option<DriverApi> {
+    {
         // SAFETY: loading the system's libcuda runs its initialisers, as every CUDA program does.
         let lib = unsafe { libloading::Library::new("libcuda.so.1") }.ok()?;
         // SAFETY: the signature is `CUresult cuDriverGetVersion(int *driverVersion)`.
@@ -70,13 +94,7 @@ pub fn driver_api(timeout: Duration) -> Option<DriverApi> {
             library: "libcuda.so.1".into(),
             version,
         })
-    })
-    .flatten()
-}
-
-/// Asks NVML for the driver version and each GPU. `None` when NVML cannot be loaded or timed out.
-pub fn nvml(timeout: Duration) -> Option<NvmlFacts> {
-    with_timeout(timeout, query_nvml).flatten()
+    }
 }
 
 fn c_string(buf: &[u8]) -> Option<String> {
@@ -226,11 +244,12 @@ mod tests {
 
     #[test]
     fn timeout_abandons_slow_work() {
-        let r = with_timeout(Duration::from_millis(20), || {
+        let slow = start(Duration::from_millis(20), || {
             thread::sleep(Duration::from_secs(2));
             1
         });
-        assert_eq!(r, None);
-        assert_eq!(with_timeout(Duration::from_secs(2), || 7), Some(7));
+        assert_eq!(slow.and_then(Pending::wait), None);
+        let quick = start(Duration::from_secs(2), || 7);
+        assert_eq!(quick.and_then(Pending::wait), Some(7));
     }
 }

@@ -327,3 +327,44 @@ mod tests {
         assert_eq!(user_spec("0:0"), Some((0, 0, vec![])));
     }
 }
+
+#[cfg(test)]
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// No parser panics or loops on arbitrary text (the fuzz target `text_parsers` goes further).
+        #[test]
+        fn parsers_never_panic(text in "\\PC{0,400}", bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = proc_driver_version(&text);
+            let _ = bare_version(&text);
+            let _ = os_release(&text);
+            let _ = version_json(&text);
+            let _ = version_txt(&text);
+            let _ = cuda_h_version(&text);
+            let _ = cudnn_header_version(&text);
+            let _ = modprobe_blacklists(&text, "nouveau");
+            let _ = cmdline_blacklists(&text, "nouveau");
+            let _ = proc_modules(&text);
+            let _ = proc_gpu_information(&text);
+            let _ = sysfs_hex(&text);
+            let _ = modinfo_version(&bytes);
+            let _ = so_version(&text, "libcudnn");
+            let _ = user_spec(&text);
+        }
+
+        #[test]
+        fn defines_with_huge_numbers_do_not_overflow(n in any::<u64>()) {
+            let _ = cuda_h_version(&format!("#define CUDA_VERSION {n}"));
+            let _ = cudnn_header_version(&format!("#define CUDNN_MAJOR {n}\n#define CUDNN_MINOR {n}\n#define CUDNN_PATCHLEVEL {n}\n"));
+        }
+    }
+
+    #[test]
+    fn a_huge_log_like_file_parses_quickly() {
+        let big = "NVRM garbage line\n".repeat(200_000);
+        assert_eq!(proc_driver_version(&big), None);
+        assert_eq!(os_release(&big), Distribution::default());
+    }
+}

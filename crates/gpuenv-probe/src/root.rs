@@ -96,10 +96,8 @@ impl SystemRoot {
         for comp in Path::new(path).components() {
             match comp {
                 Component::Normal(c) => out.push(c),
-                Component::ParentDir => {
-                    if out != self.root {
-                        out.pop();
-                    }
+                Component::ParentDir if out != self.root => {
+                    out.pop();
                 }
                 _ => {}
             }

@@ -1,6 +1,7 @@
 //! Scenario tests: every `tests/scenarios/*.toml` is a machine; the real gpuenv binary runs
 //! against it with `--root`, its findings are compared with the scenario's `[expect]`, and its
 //! human output is snapshotted (insta) so output changes are reviewed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -133,8 +133,10 @@ fn cudnn_installs(
         let version = header_version
             .map(|v| Sourced::new(v, Source::File(header.clone().unwrap_or_default())))
             .or_else(|| {
+                // Only a file of this major tells its version: a `libcudnn.so.8` that leads to a
+                // cuDNN 9 file is a broken link, not a cuDNN 9 install.
                 shim.as_ref().and_then(|s| {
-                    s.version.clone().map(|v| {
+                    s.version.clone().filter(|v| v.major() == major).map(|v| {
                         Sourced::new(
                             v,
                             Source::Path(s.real_path.clone().unwrap_or_else(|| s.path.clone())),

@@ -40,6 +40,22 @@ pub fn driver_too_old_for_cuda(cx: &Context, out: &mut Vec<Finding>) {
         return;
     };
     let ceiling = cx.driver_ceiling();
+    let ceiling_text = ceiling
+        .as_ref()
+        .map(|c| c.0.to_string())
+        .unwrap_or_else(|| "?".into());
+    // The GPU whose support ends with the oldest driver branch: no newer driver runs it.
+    let last_branch = cx
+        .gpus()
+        .into_iter()
+        .filter_map(|g| {
+            let row = cx.kb.cc(g.cc?)?;
+            if row.tegra {
+                return None;
+            }
+            row.last_driver_branch.map(|b| (b, g.label))
+        })
+        .min_by_key(|(b, _)| *b);
     for (cuda, carriers) in cuda_versions(cx) {
         let full_min = cx
             .kb
@@ -52,15 +68,16 @@ pub fn driver_too_old_for_cuda(cx: &Context, out: &mut Vec<Finding>) {
             )
         });
         let upgrade = |min: &Version| {
+            if let Some((last, label)) = last_branch.as_ref().filter(|(b, _)| min.major() > *b) {
+                return format!(
+                    "Do not upgrade the driver: {label} is supported only up to driver branch R{last}.\n\
+                     Use a CUDA release that this driver supports (CUDA <= {ceiling_text}) for this GPU."
+                );
+            }
             format!(
                 "Upgrade the driver to {min} or newer: {}\n\
-                 or use a CUDA {} build that this driver supports (CUDA <= {})",
+                 or use a CUDA release that this driver supports (CUDA <= {ceiling_text})",
                 cx.install_driver_command(Some(min.major())),
-                cuda.major,
-                ceiling
-                    .as_ref()
-                    .map(|c| c.0.to_string())
-                    .unwrap_or_else(|| "?".into())
             )
         };
         let base = |severity, title: String| {
@@ -100,7 +117,7 @@ pub fn driver_too_old_for_cuda(cx: &Context, out: &mut Vec<Finding>) {
                 continue;
             }
             if let Some((max, how)) = &ceiling {
-                if cuda > *max {
+                if cuda > *max && !cx.driver_ceiling_is_lower_bound() {
                     let mut f = base(
                         Severity::Warning,
                         format!(
@@ -379,17 +396,32 @@ pub fn cuda_version_numbers(cx: &Context, out: &mut Vec<Finding>) {
     if toolkits.is_empty() {
         return;
     }
+    let lower_bound = cx.driver_ceiling_is_lower_bound();
+    let (said, supports) = if lower_bound {
+        (format!("{max} or newer"), format!("at least CUDA {max}"))
+    } else {
+        (max.to_string(), format!("CUDA <= {max}"))
+    };
     let mut finding = Finding::new(
         &CUDA_VERSION_NUMBERS,
         Severity::Info,
-        format!("nvidia-smi would say \"CUDA Version: {max}\": the newest CUDA this driver supports, not an installed CUDA"),
+        format!("nvidia-smi would say \"CUDA Version: {said}\": the newest CUDA this driver supports, not an installed CUDA"),
     )
-    .evidence(format!("driver supports CUDA <= {max} ({how})"));
+    .evidence(format!("driver supports {supports} ({how})"));
     let mut all_fine = true;
     for (t, v) in toolkits {
         let c = v.value.cuda();
         let verdict = if c <= max {
             "fine: the driver supports it fully".to_string()
+        } else if lower_bound {
+            // A branch newer than the knowledge base may well support it: not judged.
+            "perhaps newer than the driver supports: the knowledge base does not know this driver branch (see kb-unknown-version)".to_string()
+        } else if c.major >= 11 && cx.kb.mvc_min_driver(c.major).is_none() {
+            all_fine = false;
+            format!(
+                "newer than the driver supports; the knowledge base does not know CUDA {}.x (see kb-unknown-version)",
+                c.major
+            )
         } else {
             all_fine = false;
             "newer than the driver supports (see driver-too-old-for-cuda)".to_string()

@@ -11,6 +11,11 @@ use crate::finding::{
     CUDNN_MULTIPLE_VERSIONS,
 };
 
+/// The last component of a path.
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 fn version_text(i: &CudnnInstall) -> String {
     i.version
         .as_ref()
@@ -73,7 +78,10 @@ pub fn cudnn_multiple_versions(cx: &Context, out: &mut Vec<Finding>) {
         out.push(finding.fix(format!(
             "Keep one cuDNN {major} on the system path: remove the other package (dpkg -S / rpm -qf tells which owns {}), \
              or take its directory out of LD_LIBRARY_PATH / /etc/ld.so.conf.d and run sudo ldconfig.",
-            losers.first().copied().unwrap_or("it")
+            losers
+                .first()
+                .map(|d| format!("{d}/libcudnn.so.{major}"))
+                .unwrap_or_else(|| "it".into())
         )));
     }
 }
@@ -167,15 +175,25 @@ pub fn cudnn_broken_link(cx: &Context, out: &mut Vec<Finding>) {
             "programs fail with \"libcudnn.so.N: cannot open shared object file\", a symbol-version error, \
              or CUDNN_STATUS_NOT_INITIALIZED",
         );
-        let v = i.version.as_ref().map(|v| v.value.to_string());
-        let fix = match v {
+        let reinstall = match &i.version {
             Some(v) => format!(
-                "Reinstall cuDNN {v} from its package (apt/dnf reinstall, or pip install --force-reinstall of the wheel), \
-                 or recreate the link: sudo ln -sfn libcudnn.so.{v} {}/{shim_name} && sudo ldconfig",
+                "Reinstall cuDNN {} from its package (apt/dnf reinstall, or pip install --force-reinstall of the wheel)",
+                v.value
+            ),
+            None => "Reinstall cuDNN from its package so that every libcudnn*.so.N link is intact".into(),
+        };
+        // Recreating the SONAME link helps only when it is missing and the real file is there.
+        let relink = i
+            .shim
+            .as_ref()
+            .filter(|s| s.link_state == LinkState::Ok && file_name(&s.path) != shim_name)
+            .map(|s| file_name(&s.path).to_string());
+        let fix = match relink {
+            Some(real) => format!(
+                "{reinstall}, or recreate the link: sudo ln -sfn {real} {}/{shim_name} && sudo ldconfig",
                 i.dir
             ),
-            None => "Reinstall cuDNN from its package so that every libcudnn*.so.N link is intact, then run sudo ldconfig."
-                .into(),
+            None => format!("{reinstall}, then run sudo ldconfig."),
         };
         out.push(finding.fix(fix));
     }

@@ -2,7 +2,7 @@
 
 use gpuenv_facts::Source;
 
-use crate::context::Context;
+use crate::context::{Context, Family};
 use crate::finding::{
     Finding, Severity, DRIVER_MISSING, DRIVER_USERSPACE_MISMATCH, KERNEL_MODULE_NOT_LOADED,
     WSL_LINUX_DRIVER,
@@ -60,8 +60,13 @@ pub fn kernel_module_not_loaded(cx: &Context, out: &mut Vec<Finding>) {
             "no nvidia.ko is installed for kernel {kernel} (/lib/modules/{kernel}/): the DKMS build is missing, \
              often after a kernel upgrade"
         ));
+        // Ubuntu names the DKMS package after the branch (nvidia-dkms-535); Debian has one.
+        let dkms_package = match (cx.family(), &f.driver.userspace_version) {
+            (Family::Ubuntu, Some(v)) => format!("nvidia-dkms-{}", v.value.major()),
+            _ => "nvidia-kernel-dkms".to_string(),
+        };
         fix.push(format!(
-            "sudo apt install linux-headers-{kernel} nvidia-kernel-dkms   # or your distribution's equivalent\n\
+            "sudo apt install linux-headers-{kernel} {dkms_package}   # or your distribution's equivalent\n\
              sudo dkms autoinstall"
         ));
     } else {

@@ -173,13 +173,21 @@ pub fn device_nodes(cx: &Context, out: &mut Vec<Finding>) {
         ),
         (false, _) => {
             let gid = denied.first().and_then(|n| n.gid).unwrap_or(0);
-            (
-                "this user may not open the NVIDIA device nodes".to_string(),
+            let fix = if gid == 0 {
+                // Adding users to root's group is no fix: have the driver create the nodes for a
+                // group meant for it, or for everyone (the driver's default mode is 0666).
+                "The nodes belong to root's group: have the driver create them for a GPU group, e.g.\n\
+                 echo 'options nvidia NVreg_DeviceFileGID=44 NVreg_DeviceFileMode=0660' | sudo tee /etc/modprobe.d/nvidia-devices.conf   # 44 = video\n\
+                 sudo usermod -aG video $USER && sudo reboot\n\
+                 or use the driver's default NVreg_DeviceFileMode=0666."
+                    .to_string()
+            } else {
                 format!(
                     "Add the user to the group that owns the nodes (gid {gid}, often 'video' or 'render'):\n\
                      sudo usermod -aG $(getent group {gid} | cut -d: -f1) $USER   # then log out and in"
-                ),
-            )
+                )
+            };
+            ("this user may not open the NVIDIA device nodes".to_string(), fix)
         }
     };
     let mut finding = Finding::new(&DEVICE_NODES, Severity::Error, title).fix(fix);

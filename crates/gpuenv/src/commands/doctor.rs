@@ -1,0 +1,60 @@
+//! `gpuenv doctor`: probe every layer, run every check, render the report.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context as _, Result};
+
+use gpuenv_check::{run_checks, summarize, Context, Severity};
+use gpuenv_probe::{probe_all, Environment, SystemRoot};
+
+use crate::cli::{Format, GlobalArgs};
+use crate::commands::{load_kb, use_color};
+use crate::render;
+use crate::report::{Counts, KbInfo, Report, REPORT_SCHEMA};
+
+pub fn run(global: &GlobalArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let timestamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let kb = load_kb(global)?;
+    let root = SystemRoot::new(&global.root)
+        .with_context(|| format!("--root {}", global.root.display()))?;
+    let env = Environment::from_process();
+    let facts = probe_all(&root, &env, &kb);
+    let findings = run_checks(&facts, &kb);
+    let summary = summarize(&Context::new(&facts, &kb), &findings);
+    let report = Report {
+        schema: REPORT_SCHEMA,
+        gpuenv_version: env!("CARGO_PKG_VERSION"),
+        knowledge_base: KbInfo::of(&kb),
+        timestamp,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        summary: &summary,
+        counts: Counts::of(&findings),
+        findings: &findings,
+        facts: &facts,
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match global.format {
+        Format::Json => render::json::render(&mut out, &report)?,
+        Format::Human => {
+            let style = render::human::Style {
+                color: use_color(global),
+                verbose: global.verbose,
+            };
+            render::human::render(&mut out, &report, style)?;
+        }
+    }
+    out.flush()?;
+    let broken = findings.iter().any(|f| f.severity == Severity::Error);
+    Ok(if broken {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -83,27 +83,62 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// Whether the driver's CUDA ceiling is a fact rather than an inference: the driver API or an
+    /// override said it, or the knowledge base's row for the branch is confirmed.
+    pub fn driver_ceiling_is_confirmed(&self) -> bool {
+        if self.facts.driver.cuda_driver_version.is_some() {
+            return true;
+        }
+        let Some((driver, _)) = self.driver() else {
+            return false;
+        };
+        match self.kb.max_cuda_for_driver(driver) {
+            DriverCeiling::Known { branch, .. } => self
+                .kb
+                .branches
+                .iter()
+                .any(|b| b.branch == branch && b.confirmed),
+            _ => false,
+        }
+    }
+
     /// Every GPU with its compute capability: the PCI devices, else the override list.
     pub fn gpus(&self) -> Vec<GpuRef> {
         let devices = &self.facts.gpus.devices;
         if !devices.is_empty() {
-            return devices
-                .iter()
-                .map(|g| GpuRef {
-                    label: format!(
-                        "{} ({})",
-                        g.name
-                            .as_ref()
-                            .map(|n| n.value.as_str())
-                            .unwrap_or("NVIDIA GPU"),
-                        g.pci_address
-                    ),
-                    cc: g.cc.as_ref().map(|c| c.value),
-                    cc_source: g
-                        .cc
-                        .as_ref()
-                        .map(|c| c.source.to_string())
-                        .unwrap_or_default(),
+            // Identical GPUs (same name and compute capability) are one entry, so an 8-GPU node
+            // gets one finding per problem, not eight.
+            let mut groups: Vec<(String, Option<ComputeCapability>, String, Vec<&str>)> =
+                Vec::new();
+            for g in devices {
+                let name = g
+                    .name
+                    .as_ref()
+                    .map(|n| n.value.as_str())
+                    .unwrap_or("NVIDIA GPU");
+                let cc = g.cc.as_ref().map(|c| c.value);
+                match groups.iter_mut().find(|(n, c, _, _)| n == name && *c == cc) {
+                    Some(group) => group.3.push(&g.pci_address),
+                    None => groups.push((
+                        name.to_string(),
+                        cc,
+                        g.cc.as_ref()
+                            .map(|c| c.source.to_string())
+                            .unwrap_or_default(),
+                        vec![&g.pci_address],
+                    )),
+                }
+            }
+            return groups
+                .into_iter()
+                .map(|(name, cc, cc_source, addresses)| GpuRef {
+                    label: if addresses.len() == 1 {
+                        format!("{name} ({})", addresses.join(", "))
+                    } else {
+                        format!("{} × {name} ({})", addresses.len(), addresses.join(", "))
+                    },
+                    cc,
+                    cc_source,
                 })
                 .collect();
         }

@@ -69,13 +69,20 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
     });
 
     let mut drv = Vec::new();
-    match &f.driver.kernel_module {
-        Some(m) => drv.push(format!("kernel module {}", m.version.value)),
-        None => drv.push("no kernel module loaded".into()),
+    // Under WSL2 the driver is Windows': no Linux module, and a libcuda without a version in its name.
+    let wsl_libcuda =
+        f.os.wsl
+            .as_ref()
+            .and_then(|w| w.value.windows_libcuda.clone());
+    match (&f.driver.kernel_module, &wsl_libcuda) {
+        (Some(m), _) => drv.push(format!("kernel module {}", m.version.value)),
+        (None, Some(_)) => drv.push("the Windows driver (WSL2)".into()),
+        (None, None) => drv.push("no kernel module loaded".into()),
     }
-    match &f.driver.userspace_version {
-        Some(v) => drv.push(format!("userspace {}", v.value)),
-        None => drv.push("no userspace driver".into()),
+    match (&f.driver.userspace_version, &wsl_libcuda) {
+        (Some(v), _) => drv.push(format!("userspace {}", v.value)),
+        (None, Some(path)) => drv.push(format!("userspace {path}")),
+        (None, None) => drv.push("no userspace driver".into()),
     }
     if let Some((max, _)) = cx.driver_ceiling() {
         if cx.driver_ceiling_is_lower_bound() {
@@ -84,7 +91,9 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
             drv.push(format!("supports CUDA <= {max}"));
         }
     }
-    let driver_present = f.driver.kernel_module.is_some() || f.driver.userspace_version.is_some();
+    let driver_present = f.driver.kernel_module.is_some()
+        || f.driver.userspace_version.is_some()
+        || wsl_libcuda.is_some();
     out.push(LayerSummary {
         layer: Layer::Driver,
         status: status(findings, Layer::Driver, driver_present),

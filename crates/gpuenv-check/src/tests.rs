@@ -119,10 +119,20 @@ fn toolkit_within_the_ceiling_is_fine_above_it_is_a_warning_below_mvc_an_error()
 
 #[test]
 fn unknown_cuda_major_is_reported_not_guessed() {
+    // R620's ceiling (13.5) is an unconfirmed row: nothing is concluded about CUDA 14.
     let mut f = with_driver("620.70.06");
     f.cuda.toolkits = vec![toolkit("14.0.0")];
     let found = ids(&f);
     assert!(!found.iter().any(|(id, _)| id == "driver-too-old-for-cuda"));
+    assert!(found.contains(&("kb-unknown-version".into(), Severity::Info)));
+    // R580's ceiling (13.0) is confirmed: a CUDA 14 toolkit needs a newer driver, whatever its minimum.
+    let mut g = with_driver("580.95.05");
+    g.cuda.toolkits = vec![toolkit("14.0.0")];
+    let found = ids(&g);
+    assert!(
+        found.contains(&("driver-too-old-for-cuda".into(), Severity::Error)),
+        "{found:?}"
+    );
     assert!(found.contains(&("kb-unknown-version".into(), Severity::Info)));
 }
 

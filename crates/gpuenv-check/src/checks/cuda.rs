@@ -89,7 +89,34 @@ pub fn driver_too_old_for_cuda(cx: &Context, out: &mut Vec<Finding>) {
         };
         if cuda.major >= 11 {
             let Some(mvc) = cx.kb.mvc_min_driver(cuda.major) else {
-                continue; // a CUDA major the knowledge base does not know: kb-unknown-version says so
+                // A CUDA major the knowledge base does not know (kb-unknown-version says so). Its
+                // minimum driver is unknown, but a driver whose known ceiling is an older major
+                // cannot run it: that much is a fact, not a guess.
+                if let Some((max, how)) = ceiling
+                    .as_ref()
+                    .filter(|_| cx.driver_ceiling_is_confirmed())
+                {
+                    if max.major < cuda.major {
+                        out.push(
+                            base(
+                                Severity::Error,
+                                format!(
+                                    "driver {driver} is too old for CUDA {cuda}: it supports CUDA <= {max}, an older major"
+                                ),
+                            )
+                            .evidence(format!("the driver supports CUDA up to {max} ({how})"))
+                            .evidence(format!(
+                                "the knowledge base does not know CUDA {}.x's minimum driver; any driver for it is newer than this one",
+                                cuda.major
+                            ))
+                            .fix(format!(
+                                "Install a driver released for CUDA {}.x (see NVIDIA's release notes), or use CUDA <= {max}.",
+                                cuda.major
+                            )),
+                        );
+                    }
+                }
+                continue;
             };
             if *driver < mvc.mvc_min_driver {
                 let mut f = base(

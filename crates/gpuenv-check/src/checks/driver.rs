@@ -60,15 +60,18 @@ pub fn kernel_module_not_loaded(cx: &Context, out: &mut Vec<Finding>) {
             "no nvidia.ko is installed for kernel {kernel} (/lib/modules/{kernel}/): the DKMS build is missing, \
              often after a kernel upgrade"
         ));
-        // Ubuntu names the DKMS package after the branch (nvidia-dkms-535); Debian has one.
-        let dkms_package = match (cx.family(), &f.driver.userspace_version) {
-            (Family::Ubuntu, Some(v)) => format!("nvidia-dkms-{}", v.value.major()),
-            _ => "nvidia-kernel-dkms".to_string(),
-        };
-        fix.push(format!(
-            "sudo apt install linux-headers-{kernel} {dkms_package}   # or your distribution's equivalent\n\
-             sudo dkms autoinstall"
-        ));
+        // Without a GPU, building the module would not help: the fix above comes first.
+        if !f.gpus.devices.is_empty() {
+            // Ubuntu names the DKMS package after the branch (nvidia-dkms-535); Debian has one.
+            let dkms_package = match (cx.family(), &f.driver.userspace_version) {
+                (Family::Ubuntu, Some(v)) => format!("nvidia-dkms-{}", v.value.major()),
+                _ => "nvidia-kernel-dkms".to_string(),
+            };
+            fix.push(format!(
+                "sudo apt install linux-headers-{kernel} {dkms_package}   # or your distribution's equivalent\n\
+                 sudo dkms autoinstall"
+            ));
+        }
     } else {
         for m in &f.os.nvidia_module_files {
             let v = m
@@ -83,9 +86,45 @@ pub fn kernel_module_not_loaded(cx: &Context, out: &mut Vec<Finding>) {
         }
     }
     if f.os.secure_boot.as_ref().is_some_and(|s| s.value) {
-        finding = finding.evidence(
-            "Secure Boot is enabled: an unsigned module is refused (see secure-boot-blocks-module)",
-        );
+        let unsigned =
+            f.os.nvidia_module_files
+                .iter()
+                .any(|m| m.signed == Some(false));
+        let all_signed = !f.os.nvidia_module_files.is_empty()
+            && f.os
+                .nvidia_module_files
+                .iter()
+                .all(|m| m.signed == Some(true));
+        finding = finding.evidence(if unsigned {
+            "Secure Boot is enabled and the module file is unsigned: the kernel refuses it (see secure-boot-blocks-module)"
+        } else if all_signed {
+            "Secure Boot is enabled; the module file is signed, so it loads only if its key is enrolled (mokutil --list-enrolled)"
+        } else {
+            "Secure Boot is enabled: a module not signed with an enrolled key is refused"
+        });
+    }
+    // A GPU the installed branch does not support makes the module refuse to load.
+    if let Some((driver, _)) = cx.driver() {
+        for gpu in cx.gpus() {
+            let Some(row) = gpu.cc.and_then(|cc| cx.kb.cc(cc)) else {
+                continue;
+            };
+            let dropped = row
+                .last_driver_branch
+                .is_some_and(|last| driver.major() > last);
+            let too_new = row
+                .first_cuda
+                .and_then(|c| cx.kb.first_branch_for_cuda(c))
+                .is_some_and(|b| driver.major() < b.branch);
+            if !row.tegra && (dropped || too_new) {
+                finding = finding.evidence(format!(
+                    "{} ({}) is not supported by driver branch R{}: the module refuses to load for it (see gpu-dropped-by-driver)",
+                    gpu.label,
+                    row.architecture,
+                    driver.major()
+                ));
+            }
+        }
     }
     if f.os.nouveau.loaded.as_ref().is_some_and(|l| l.value) {
         finding = finding.evidence("nouveau is loaded (see nouveau-loaded)");

@@ -62,9 +62,15 @@ pub fn nouveau_loaded(cx: &Context, out: &mut Vec<Finding>) {
         Family::Arch => "sudo mkinitcpio -P",
         _ => "sudo update-initramfs -u",
     };
-    out.push(finding.fix(format!(
-        "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf\n{rebuild}\nsudo reboot"
-    )));
+    let fix = if f.os.nouveau.blacklisted_in.is_empty() {
+        format!(
+            "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf\n{rebuild}\nsudo reboot"
+        )
+    } else {
+        // Already blacklisted: the boot image still carries nouveau, or the machine has not rebooted.
+        format!("{rebuild}\nsudo reboot")
+    };
+    out.push(finding.fix(fix));
 }
 
 /// `secure-boot-blocks-module`: Secure Boot is on, no NVIDIA module is loaded, and the module

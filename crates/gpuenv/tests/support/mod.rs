@@ -33,6 +33,9 @@ pub struct Scenario {
     pub library: Vec<LibrarySpec>,
     #[serde(default)]
     pub gpu: Vec<GpuSpec>,
+    /// Kernel module files (`nvidia.ko`): relocatable ELF objects with a `.modinfo` section.
+    #[serde(default)]
+    pub kernel_module: Vec<KernelModuleSpec>,
     /// ld.so.cache entries in lookup order: `soname -> path` pairs written in glibc's format.
     #[serde(default)]
     pub ld_cache: Vec<CacheEntrySpec>,
@@ -82,6 +85,17 @@ pub struct LibrarySpec {
     pub runpath: Vec<String>,
     #[serde(default)]
     pub links: Vec<String>,
+}
+
+/// A kernel module file as DKMS or a package installs it: an ELF relocatable object whose
+/// `.modinfo` section carries `version=...`, with the module-signature trailer when `signed`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelModuleSpec {
+    pub path: String,
+    pub version: String,
+    #[serde(default)]
+    pub signed: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -139,6 +153,7 @@ impl Scenario {
             s.symlink.append(&mut part.symlink);
             s.library.append(&mut part.library);
             s.gpu.append(&mut part.gpu);
+            s.kernel_module.append(&mut part.kernel_module);
             s.ld_cache.append(&mut part.ld_cache);
             for (k, v) in part.env {
                 s.env.entry(k).or_insert(v);
@@ -218,6 +233,16 @@ impl FakeRoot {
                 let _ = fs::remove_file(&link_path);
                 symlink(name, link_path).unwrap();
             }
+        }
+        for m in &s.kernel_module {
+            let host = root.parent(&m.path);
+            let mut bytes = fs::read(compile_kernel_module(&m.version)).unwrap();
+            if m.signed {
+                // What scripts/sign-file appends (the signature blob itself is not checked).
+                bytes.extend_from_slice(&[0u8; 16]);
+                bytes.extend_from_slice(b"~Module signature appended~\n");
+            }
+            fs::write(host, bytes).unwrap();
         }
         for l in &s.symlink {
             let host = root.parent(&l.path);
@@ -368,6 +393,34 @@ fn compile_library(lib: &LibrarySpec) -> PathBuf {
         }
     }
     cc(&args);
+    guard.1.insert(key, out.clone());
+    out
+}
+
+/// Compiles an object with a `.modinfo` section like a real kernel module's.
+fn compile_kernel_module(version: &str) -> PathBuf {
+    let key = format!("kernel-module|{version}");
+    let mut guard = build_cache().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = guard.1.get(&key) {
+        return p.clone();
+    }
+    let dir = guard.0.path().to_path_buf();
+    let n = guard.1.len();
+    let src = dir.join(format!("module{n}.c"));
+    fs::write(
+        &src,
+        format!(
+            "__attribute__((section(\".modinfo\"), used)) static const char info[] = \"license=NVIDIA\\0version={version}\\0srcversion=GPUENVTEST\";\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join(format!("module{n}.ko"));
+    cc(&[
+        "-c".into(),
+        src.display().to_string(),
+        "-o".into(),
+        out.display().to_string(),
+    ]);
     guard.1.insert(key, out.clone());
     out
 }

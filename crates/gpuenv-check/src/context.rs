@@ -83,6 +83,25 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// The Python environments doctor read in full (the L5 checks run on these).
+    pub fn full_environments(&self) -> impl Iterator<Item = &'a gpuenv_facts::PythonEnvironment> {
+        self.facts.python.environments.iter().filter(|e| e.full)
+    }
+
+    /// The CPU architecture Python markers are evaluated for.
+    pub fn machine(&self) -> &str {
+        if self.facts.os.machine.is_empty() {
+            "x86_64"
+        } else {
+            &self.facts.os.machine
+        }
+    }
+
+    /// Whether the machine has an NVIDIA GPU (on the PCI bus, from NVML, or by override).
+    pub fn has_nvidia_gpu(&self) -> bool {
+        !self.facts.gpus.devices.is_empty() || !self.facts.gpus.override_ccs.is_empty()
+    }
+
     /// Whether the driver's CUDA ceiling is a fact rather than an inference: the driver API or an
     /// override said it, or the knowledge base's row for the branch is confirmed.
     pub fn driver_ceiling_is_confirmed(&self) -> bool {

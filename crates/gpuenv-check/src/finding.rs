@@ -76,6 +76,9 @@ pub struct Finding {
     pub evidence: Vec<String>,
     /// What to run or do; commands are printed, never executed.
     pub fix: String,
+    /// The Python environment (its prefix) a finding is about, for L5–L6 findings.
+    #[serde(default)]
+    pub environment: Option<String>,
 }
 
 impl Finding {
@@ -87,7 +90,14 @@ impl Finding {
             title: title.into(),
             evidence: Vec::new(),
             fix: String::new(),
+            environment: None,
         }
+    }
+
+    /// Names the Python environment the finding is about.
+    pub fn in_environment(mut self, prefix: &str) -> Finding {
+        self.environment = Some(prefix.to_string());
+        self
     }
 
     pub fn evidence(mut self, line: impl Into<String>) -> Finding {
@@ -139,6 +149,22 @@ rules! {
     CUDNN_CUDA_MISMATCH = ("cudnn-cuda-mismatch", Libraries, "A cuDNN built for another CUDA major than the CUDA runtime beside it.");
     CUDNN_MIXED_SUBLIBRARIES = ("cudnn-mixed-sublibraries", Libraries, "The cuDNN shim and its sub-libraries come from different cuDNN versions.");
     KB_UNKNOWN_VERSION = ("kb-unknown-version", Cuda, "A version newer than gpuenv's knowledge base knows; nothing is guessed about it.");
+    TORCH_CPU_ONLY = ("torch-cpu-only", Python, "A CPU-only PyTorch build is installed on a machine with an NVIDIA GPU.");
+    TENSORFLOW_CPU_ONLY = ("tensorflow-cpu-only", Python, "A TensorFlow build without CUDA is installed on a machine with an NVIDIA GPU.");
+    JAX_CPU_ONLY = ("jax-cpu-only", Python, "JAX is installed without a CUDA plugin on a machine with an NVIDIA GPU.");
+    FRAMEWORK_NEEDS_NEWER_DRIVER = ("framework-needs-newer-driver", Python, "A framework's CUDA build needs a newer driver than this machine has.");
+    FRAMEWORK_LACKS_GPU_ARCH = ("framework-lacks-gpu-arch", Python, "The framework build carries no code for this GPU's architecture.");
+    FRAMEWORK_CUDNN_MISMATCH = ("framework-cudnn-mismatch", Python, "The installed cuDNN differs from the one the framework build pins or was compiled against.");
+    COMPANION_VERSION_MISMATCH = ("companion-version-mismatch", Python, "torchvision/torchaudio built for another torch, or jax, jaxlib and the CUDA plugin out of step.");
+    PYTHON_UNSUPPORTED = ("python-unsupported", Python, "The environment's Python is outside the framework release's supported range.");
+    REQUIREMENT_UNSATISFIED = ("requirement-unsatisfied", Python, "A requirement of an installed distribution is missing or out of range (like `pip check`).");
+    DUPLICATE_DISTRIBUTION = ("duplicate-distribution", Python, "Two metadata directories for one distribution in one environment.");
+    MODULE_CLOBBERED = ("module-clobbered", Python, "Two distributions installed the same files with different contents (e.g. two OpenCV flavours' cv2).");
+    CONDA_PIP_MIXED = ("conda-pip-mixed", Python, "The same package installed by conda and by pip in one environment.");
+    INTERPRETER_MISMATCH = ("interpreter-mismatch", Python, "`python` and `pip` on PATH belong to different environments, or not to the active one.");
+    APPLICATION_BACKEND_MISSING = ("application-backend-missing", Application, "An application lacks the framework backend it needs (DeepLabCut 3 without CUDA torch, 2 without TensorFlow).");
+    QT_PLUGIN_CONFLICT = ("qt-plugin-conflict", Application, "Qt platform plugins collide: QT_QPA_PLATFORM_PLUGIN_PATH points nowhere, or OpenCV's bundled Qt meets PyQt/PySide.");
+    NUMPY_ABI_MISMATCH = ("numpy-abi-mismatch", Python, "A framework compiled against NumPy 1.x beside NumPy 2.");
 }
 
 /// The catalogue entry of an id.

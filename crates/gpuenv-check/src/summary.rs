@@ -24,6 +24,9 @@ pub struct LayerSummary {
     pub status: LayerStatus,
     /// One line: the key versions of the layer.
     pub text: String,
+    /// For L5 lines: the environment's prefix (one line per environment).
+    #[serde(default)]
+    pub environment: Option<String>,
 }
 
 fn status(findings: &[Finding], layer: Layer, present: bool) -> LayerStatus {
@@ -66,6 +69,7 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
         layer: Layer::Os,
         status: status(findings, Layer::Os, true),
         text: os.join(", "),
+        environment: None,
     });
 
     let mut drv = Vec::new();
@@ -98,6 +102,7 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
         layer: Layer::Driver,
         status: status(findings, Layer::Driver, driver_present),
         text: drv.join(", "),
+        environment: None,
     });
 
     let gpus = cx.gpus();
@@ -116,6 +121,7 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
         layer: Layer::Gpu,
         status: status(findings, Layer::Gpu, !gpus.is_empty()),
         text: gpu_text,
+        environment: None,
     });
 
     let mut cuda = Vec::new();
@@ -147,6 +153,7 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
             !f.cuda.toolkits.is_empty() || runtimes > 0,
         ),
         text: cuda.join(", "),
+        environment: None,
     });
 
     let mut libs: Vec<String> = f
@@ -169,6 +176,79 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
         layer: Layer::Libraries,
         status: status(findings, Layer::Libraries, !f.libraries.cudnn.is_empty()),
         text: libs.join(", "),
+        environment: None,
     });
+    out.extend(python_lines(f, findings));
     out
+}
+
+/// One L5 line per Python environment: how it was found, its Python, its key frameworks.
+fn python_lines(f: &Facts, findings: &[Finding]) -> Vec<LayerSummary> {
+    let envs = &f.python.environments;
+    if envs.is_empty() {
+        return vec![LayerSummary {
+            layer: Layer::Python,
+            status: LayerStatus::Absent,
+            text: "no Python environment found".into(),
+            environment: None,
+        }];
+    }
+    envs.iter()
+        .map(|e| {
+            let mut parts = Vec::new();
+            let mut tags = vec![e.kind.clone()];
+            if e.active {
+                tags.insert(0, "active".into());
+            }
+            if let Some(v) = &e.python_version {
+                tags.push(format!("Python {}", v.value));
+            }
+            let mut head = format!("{} ({})", e.name, tags.join(", "));
+            if !e.full {
+                head.push_str(" [listed]");
+            }
+            parts.push(head);
+            if let Some(t) = &e.frameworks.torch {
+                let build = match (&t.cuda, &t.hip) {
+                    (Some(c), _) => format!("CUDA {c}"),
+                    (None, Some(h)) => format!("ROCm/HIP {h}"),
+                    (None, None) => "CPU-only".into(),
+                };
+                parts.push(format!("torch {} ({build})", t.version.value));
+            }
+            if let Some(tf) = &e.frameworks.tensorflow {
+                let build = match (tf.is_cuda_build, &tf.cuda_version) {
+                    (Some(true), Some(c)) => format!("CUDA {c}"),
+                    (Some(false), _) => "CPU-only".into(),
+                    _ => "?".into(),
+                };
+                parts.push(format!("tensorflow {} ({build})", tf.version));
+            }
+            for (k, v) in &e.frameworks.packages {
+                if matches!(
+                    k.as_str(),
+                    "torch" | "tensorflow" | "numpy" | "pyside6" | "pyqt5" | "pyqt6" | "napari"
+                ) || k.starts_with("opencv")
+                {
+                    continue;
+                }
+                parts.push(format!("{k} {v}"));
+            }
+            let mine: Vec<&Finding> = findings
+                .iter()
+                .filter(|x| x.environment.as_deref() == Some(e.prefix.as_str()))
+                .collect();
+            let status = match mine.iter().map(|x| x.severity).max() {
+                Some(Severity::Error) => LayerStatus::Error,
+                Some(Severity::Warning) => LayerStatus::Warning,
+                _ => LayerStatus::Ok,
+            };
+            LayerSummary {
+                layer: Layer::Python,
+                status,
+                text: parts.join(", "),
+                environment: Some(e.prefix.clone()),
+            }
+        })
+        .collect()
 }

@@ -26,6 +26,9 @@ pub struct Facts {
     pub gpus: GpuFacts,
     pub cuda: CudaFacts,
     pub libraries: LibraryFacts,
+    /// L5–L6: Python environments, their distributions and frameworks.
+    #[serde(default)]
+    pub python: PythonFacts,
     pub env: EnvFacts,
     /// Files that could not be read and other problems the probes met; none of them stops a run.
     pub probe_errors: Vec<ProbeError>,
@@ -49,6 +52,9 @@ pub struct ProbeError {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OsFacts {
     pub hostname: Option<Sourced<String>>,
+    /// The CPU architecture (`x86_64`, `aarch64`) Python markers are evaluated for.
+    #[serde(default)]
+    pub machine: String,
     pub kernel_release: Option<Sourced<String>>,
     pub distribution: Option<Sourced<Distribution>>,
     /// `docker`, `podman`, `kubernetes`, `lxc`, `containerd`, or another runtime's name.
@@ -345,6 +351,160 @@ pub struct CudnnInstall {
     pub reachable_via: Vec<String>,
     /// Whether this is the copy the system loader picks for `libcudnn.so.N` (no RPATH involved).
     pub loader_selected: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// L5-L6: Python environments and frameworks
+// ---------------------------------------------------------------------------------------------
+
+/// L5–L6: every Python environment found, and which `python` / `pip` the shell would run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PythonFacts {
+    pub environments: Vec<PythonEnvironment>,
+    /// The first `python3` / `python` on `PATH` and the environment it belongs to.
+    pub python_on_path: Option<Executable>,
+    /// The first `pip3` / `pip` on `PATH` and the environment it belongs to.
+    pub pip_on_path: Option<Executable>,
+    /// `QT_QPA_PLATFORM_PLUGIN_PATH` and whether it leads anywhere.
+    #[serde(default)]
+    pub qt_platform_plugin_path: Option<VariablePath>,
+}
+
+/// A path-valued environment variable and what its path is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariablePath {
+    pub variable: String,
+    pub value: String,
+    pub state: LinkState,
+}
+
+/// An executable found on `PATH`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Executable {
+    pub path: String,
+    pub resolved: Option<String>,
+    /// The prefix of the environment it belongs to, when known.
+    pub environment: Option<String>,
+    /// For scripts (pip): the interpreter named on the `#!` line.
+    pub shebang: Option<String>,
+}
+
+/// One Python environment (a venv, a conda environment, an interpreter installation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonEnvironment {
+    /// A short name: the conda environment's name, else the prefix's last component.
+    pub name: String,
+    pub prefix: String,
+    /// `venv`, `virtualenv`, `uv-venv`, `conda`, `conda-base`, `pyenv`, `uv-python`, `system`.
+    pub kind: String,
+    /// Every way it was found: `VIRTUAL_ENV`, `CONDA_PREFIX`, `PATH`, `conda environments.txt`, ...
+    pub found_via: Vec<String>,
+    pub active: bool,
+    /// Whether doctor read it in full (distributions' metadata), or only listed it.
+    pub full: bool,
+    pub python_version: Option<Sourced<Version>>,
+    /// `pyvenv.cfg`'s `home` (the base interpreter's directory).
+    pub base_home: Option<String>,
+    pub site_packages: Vec<String>,
+    pub distributions: Vec<PythonDistribution>,
+    pub conda_packages: Vec<CondaPackage>,
+    pub frameworks: FrameworkFacts,
+    /// Files that two or more distributions installed with different contents (read from their
+    /// RECORDs; full reads only): the one installed last overwrote the others'.
+    #[serde(default)]
+    pub file_conflicts: Vec<FileConflict>,
+    /// Problems met reading it (unreadable metadata ...).
+    pub errors: Vec<String>,
+}
+
+/// Files claimed by several distributions with different hashes, grouped by top-level name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileConflict {
+    /// The top-level module or directory (`cv2`).
+    pub top_level: String,
+    /// The distributions' names, sorted.
+    pub distributions: Vec<String>,
+    pub files: usize,
+    /// One of the files, as an example.
+    pub example: String,
+}
+
+/// An installed distribution (`*.dist-info` or `*.egg-info`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonDistribution {
+    pub name: String,
+    /// PEP 503 normalised name.
+    pub key: String,
+    pub version: String,
+    /// The metadata directory.
+    pub metadata_dir: String,
+    /// `pip`, `uv`, `conda` ... from `INSTALLER`.
+    pub installer: Option<String>,
+    pub requires_dist: Vec<String>,
+    pub requires_python: Option<String>,
+    /// Top-level modules it installs (from `top_level.txt` or `RECORD`).
+    pub top_level: Vec<String>,
+    /// `direct_url.json`'s URL (editable or URL installs).
+    pub direct_url: Option<String>,
+}
+
+/// A conda package record (`conda-meta/*.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CondaPackage {
+    pub name: String,
+    pub version: String,
+    pub build: String,
+    pub channel: Option<String>,
+    pub record: String,
+}
+
+/// Framework builds found in an environment, from their own files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameworkFacts {
+    pub torch: Option<TorchBuild>,
+    pub tensorflow: Option<TensorflowBuild>,
+    /// Other frameworks and companions by distribution key (`jax`, `jaxlib`, `jax-cuda12-plugin`,
+    /// `cupy-cuda12x`, `onnxruntime-gpu`, `torchvision`, `torchaudio`, `deeplabcut`, `opencv-*`).
+    pub packages: BTreeMap<String, String>,
+    /// Which OpenCV flavour `cv2/version.py` says owns `cv2`.
+    pub opencv: Option<OpencvBuild>,
+}
+
+/// PyTorch as `torch/version.py` and its metadata describe it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TorchBuild {
+    /// `__version__` with its local tag (`2.1.0+cu121`).
+    pub version: Sourced<String>,
+    /// The CUDA version it was built for; `None` for CPU and ROCm builds.
+    pub cuda: Option<String>,
+    pub hip: Option<String>,
+    /// `nvidia-cudnn-cu12==8.9.2.26` and the other CUDA pins of its METADATA (and of
+    /// `cuda-toolkit`'s, for torch >= 2.11), as `name -> specifier`.
+    pub cuda_pins: BTreeMap<String, String>,
+    /// Where its CUDA libraries come from: `wheels` (nvidia-* in site-packages), `bundled`
+    /// (inside torch/lib), `system`, or `none` (CPU build).
+    pub cuda_libraries: String,
+    pub site_packages: String,
+}
+
+/// TensorFlow as its `build_info.py` describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TensorflowBuild {
+    pub version: String,
+    pub is_cuda_build: Option<bool>,
+    pub cuda_version: Option<String>,
+    pub cudnn_version: Option<String>,
+    pub compute_capabilities: Vec<String>,
+    pub source: String,
+}
+
+/// OpenCV's build flavour.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpencvBuild {
+    pub version: Option<String>,
+    pub contrib: Option<bool>,
+    pub headless: Option<bool>,
+    pub source: String,
 }
 
 // ---------------------------------------------------------------------------------------------

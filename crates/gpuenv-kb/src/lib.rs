@@ -6,14 +6,18 @@
 //! rebuilding (`Kb::with_override`). This crate never touches the file system: an override arrives
 //! as text.
 
+pub mod dlopen;
+pub mod frameworks;
+pub mod gpu_code;
 pub mod tables;
 pub mod version;
 
 use std::sync::OnceLock;
 
+pub use tables::PtxIsaRow;
 pub use tables::{
-    BranchRow, CcRow, CudaMajorRow, CudnnLayoutRow, CudnnReleaseRow, GpuRow, KbDocument, SourceRow,
-    ToolkitRow,
+    BranchRow, CcRow, CudaMajorRow, CudnnLayoutRow, CudnnReleaseRow, DlopenRow, GpuRow, KbDocument,
+    SourceRow, ToolkitRow,
 };
 pub use version::{ComputeCapability, CudaVersion, Version, VersionError};
 
@@ -34,6 +38,8 @@ const BUILTIN_DOCUMENTS: &[(&str, &str)] = &[
         include_str!("../data/compute_capabilities.toml"),
     ),
     ("cudnn.toml", include_str!("../data/cudnn.toml")),
+    ("dlopen.toml", include_str!("../data/dlopen.toml")),
+    ("ptx_isa.toml", include_str!("../data/ptx_isa.toml")),
 ];
 
 const BUILTIN_GPUS: &str = include_str!("../data/gpus.tsv");
@@ -72,6 +78,12 @@ pub struct Kb {
     pub ccs: Vec<CcRow>,
     pub cudnn_releases: Vec<CudnnReleaseRow>,
     pub cudnn_layouts: Vec<CudnnLayoutRow>,
+    /// Libraries opened at run time, not through `DT_NEEDED` (see [`DlopenRow`]).
+    pub dlopen: Vec<DlopenRow>,
+    /// PTX ISA version -> the CUDA release that introduced it, sorted by PTX ISA.
+    pub ptx_isas: Vec<PtxIsaRow>,
+    /// PyTorch, TensorFlow, JAX and DeepLabCut tables (`data/frameworks/`; built-in only).
+    pub frameworks: frameworks::Frameworks,
     gpus_text: GpusText,
     gpus: OnceLock<Result<Vec<GpuRow>, String>>,
     /// Tables a `--kb` file replaced, with the file's name (empty for the built-in knowledge base).
@@ -154,7 +166,9 @@ impl Kb {
         kb.ccs.sort_by_key(|c| c.cc);
         kb.cuda_majors.sort_by_key(|c| c.major);
         kb.cudnn_releases.sort_by(|a, b| a.first.cmp(&b.first));
+        kb.ptx_isas.sort_by_key(|r| r.ptx_isa);
         kb.validate()?;
+        kb.frameworks = frameworks::Frameworks::load(&kb.sources)?;
         Ok(kb)
     }
 
@@ -185,6 +199,12 @@ impl Kb {
         if doc.layout.is_some() {
             replaced("layout");
         }
+        if doc.dlopen.is_some() {
+            replaced("dlopen");
+        }
+        if doc.ptx_isa.is_some() {
+            replaced("ptx_isa");
+        }
         if let Some(n) = doc.name {
             self.name = n;
         }
@@ -213,6 +233,12 @@ impl Kb {
         if let Some(rows) = doc.layout {
             self.cudnn_layouts = rows;
         }
+        if let Some(rows) = doc.dlopen {
+            self.dlopen = rows;
+        }
+        if let Some(rows) = doc.ptx_isa {
+            self.ptx_isas = rows;
+        }
     }
 
     /// Checks that every row cites known sources and that keys are unique.
@@ -225,6 +251,8 @@ impl Kb {
         cited.extend(self.ccs.iter().map(|r| ("cc", &r.sources)));
         cited.extend(self.cudnn_releases.iter().map(|r| ("release", &r.sources)));
         cited.extend(self.cudnn_layouts.iter().map(|r| ("layout", &r.sources)));
+        cited.extend(self.dlopen.iter().map(|r| ("dlopen", &r.sources)));
+        cited.extend(self.ptx_isas.iter().map(|r| ("ptx_isa", &r.sources)));
         for (table, ids) in cited {
             if ids.is_empty() {
                 return Err(KbError::Invalid(format!("a {table} row has no source")));
@@ -250,6 +278,14 @@ impl Kb {
                 return Err(KbError::Invalid(format!(
                     "branch {} listed twice",
                     pair[0].branch
+                )));
+            }
+        }
+        for pair in self.ptx_isas.windows(2) {
+            if pair[0].ptx_isa == pair[1].ptx_isa {
+                return Err(KbError::Invalid(format!(
+                    "PTX ISA {} listed twice",
+                    pair[0].ptx_isa
                 )));
             }
         }

@@ -26,6 +26,10 @@ pub struct KbDocument {
     pub release: Option<Vec<CudnnReleaseRow>>,
     #[serde(default)]
     pub layout: Option<Vec<CudnnLayoutRow>>,
+    #[serde(default)]
+    pub dlopen: Option<Vec<DlopenRow>>,
+    #[serde(default)]
+    pub ptx_isa: Option<Vec<PtxIsaRow>>,
 }
 
 /// Where a fact in the knowledge base comes from.
@@ -128,6 +132,48 @@ pub struct CudnnLayoutRow {
     pub version_multiplier: u32,
     pub confirmed: bool,
     pub sources: Vec<String>,
+}
+
+/// A library that a program opens at run time with `dlopen` (or Python's `ctypes.CDLL`) rather than
+/// through `DT_NEEDED`, so `ldd` never shows it. `gpuenv ldd` follows these edges.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DlopenRow {
+    /// A short stable name for the edge (`cudart-driver`).
+    pub id: String,
+    /// A glob (`*`, `?`, `[0-9]`) matched against the file name or SONAME of the object that opens.
+    pub library: String,
+    /// For Python packages that preload from their own site-packages: the directory of `library`
+    /// relative to site-packages (`torch/lib`; globs allowed per component). `{site}` in `opens`
+    /// is that site-packages directory. Absent for plain `dlopen` by name.
+    #[serde(default)]
+    pub site_dir: Option<String>,
+    /// What is opened, in order: bare names are searched as a `dlopen` from `library` would be (its
+    /// RPATH chain, `LD_LIBRARY_PATH`, its RUNPATH, the cache, the default directories); paths
+    /// (`{site}/nvidia/cudnn/lib/libcudnn.so.*[0-9]`) are opened directly, the last component
+    /// being a glob whose first match (sorted) is taken. A path that matches nothing is skipped.
+    pub opens: Vec<String>,
+    /// Why, in a few words (shown as `[dlopen: why]`).
+    pub why: String,
+    pub confirmed: bool,
+    pub sources: Vec<String>,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// A PTX ISA version and the CUDA toolkit release that introduced it: a driver JIT-compiles that
+/// PTX only when it supports at least that CUDA version.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PtxIsaRow {
+    /// The PTX ISA version (`major.minor`, as in the PTX `.version` directive).
+    pub ptx_isa: CudaVersion,
+    /// The first CUDA toolkit that emits it.
+    pub cuda: CudaVersion,
+    pub confirmed: bool,
+    pub sources: Vec<String>,
+    #[serde(default)]
+    pub note: String,
 }
 
 /// A GPU known by its PCI device id (vendor 0x10de), from `gpus.tsv`.

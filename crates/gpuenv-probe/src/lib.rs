@@ -8,9 +8,11 @@ pub mod cudnn;
 pub mod driver;
 pub mod gpu;
 pub mod libs;
+pub mod loader;
 pub mod nvml;
 pub mod os;
 pub mod parse;
+pub mod python;
 pub mod root;
 pub mod vars;
 
@@ -20,8 +22,24 @@ use gpuenv_kb::Kb;
 pub use root::SystemRoot;
 pub use vars::{Environment, VarDoc, VarKind, VARIABLES};
 
-/// Probes every layer of the machine at `root`.
+/// What a caller can choose about probing (everything else follows from the root and environment).
+#[derive(Debug, Clone, Default)]
+pub struct ProbeOptions {
+    pub python: python::PythonOptions,
+}
+
+/// Probes every layer of the machine at `root` with default options.
 pub fn probe_all(root: &SystemRoot, env: &Environment, kb: &Kb) -> Facts {
+    probe_all_with(root, env, kb, &ProbeOptions::default())
+}
+
+/// Probes every layer of the machine at `root`.
+pub fn probe_all_with(
+    root: &SystemRoot,
+    env: &Environment,
+    kb: &Kb,
+    options: &ProbeOptions,
+) -> Facts {
     let mut errors = Vec::new();
     // NVML and the driver API (live root only) answer on their own threads while files are read.
     let queries = driver::DriverQueries::start(root, env);
@@ -31,6 +49,7 @@ pub fn probe_all(root: &SystemRoot, env: &Environment, kb: &Kb) -> Facts {
     let gpus = gpu::probe(root, env, kb, driver.nvml.as_ref(), &mut errors);
     let cuda = cuda::probe(root, env, &index);
     let libraries = cudnn::probe(root, kb, &index, &cuda.toolkits);
+    let python = python::probe(root, env, &options.python);
     Facts {
         root: root.dir().display().to_string(),
         live: root.is_live(),
@@ -39,6 +58,7 @@ pub fn probe_all(root: &SystemRoot, env: &Environment, kb: &Kb) -> Facts {
         gpus,
         cuda,
         libraries,
+        python,
         env: env_facts(env),
         probe_errors: errors,
     }

@@ -17,6 +17,7 @@ const SECURE_BOOT_VAR: &str =
 
 pub fn probe(root: &SystemRoot, env: &Environment, errors: &mut Vec<ProbeError>) -> OsFacts {
     let mut os = OsFacts {
+        machine: std::env::consts::ARCH.to_string(),
         hostname: read_trimmed(root, "/proc/sys/kernel/hostname")
             .or_else(|| read_trimmed(root, "/etc/hostname")),
         kernel_release: read_trimmed(root, "/proc/sys/kernel/osrelease"),

@@ -43,6 +43,15 @@ pub const GPUENV_NVML_TIMEOUT_MS: &str = "GPUENV_NVML_TIMEOUT_MS";
 pub const GPUENV_AS_USER: &str = "GPUENV_AS_USER";
 pub const GPUENV_KB: &str = "GPUENV_KB";
 pub const NO_COLOR: &str = "NO_COLOR";
+pub const HOME: &str = "HOME";
+pub const PYENV_ROOT: &str = "PYENV_ROOT";
+pub const PYENV_VERSION: &str = "PYENV_VERSION";
+pub const QT_QPA_PLATFORM_PLUGIN_PATH: &str = "QT_QPA_PLATFORM_PLUGIN_PATH";
+pub const PWD: &str = "PWD";
+pub const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
+pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
+pub const CONDA_DEFAULT_ENV: &str = "CONDA_DEFAULT_ENV";
+pub const CONDA_EXE: &str = "CONDA_EXE";
 
 /// Every variable gpuenv reads.
 pub const VARIABLES: &[VarDoc] = &[
@@ -95,6 +104,51 @@ pub const VARIABLES: &[VarDoc] = &[
         name: WSL_DISTRO_NAME,
         kind: VarKind::Inspected,
         doc: "Set inside WSL; used to recognise WSL2.",
+    },
+    VarDoc {
+        name: QT_QPA_PLATFORM_PLUGIN_PATH,
+        kind: VarKind::Inspected,
+        doc: "Where Qt looks for its platform plugins; a stale value breaks every Qt GUI (DeepLabCut, napari).",
+    },
+    VarDoc {
+        name: HOME,
+        kind: VarKind::Inspected,
+        doc: "Where per-user conda, pyenv and uv installations are looked for.",
+    },
+    VarDoc {
+        name: PYENV_ROOT,
+        kind: VarKind::Inspected,
+        doc: "pyenv's root (default ~/.pyenv): its versions are environments, its shims select one.",
+    },
+    VarDoc {
+        name: PYENV_VERSION,
+        kind: VarKind::Inspected,
+        doc: "The pyenv version the shims run (else .python-version, else $PYENV_ROOT/version).",
+    },
+    VarDoc {
+        name: PWD,
+        kind: VarKind::Inspected,
+        doc: "The current directory, whose .venv is one of the environments doctor reports.",
+    },
+    VarDoc {
+        name: VIRTUAL_ENV,
+        kind: VarKind::Inspected,
+        doc: "The active virtual environment (set by `activate`).",
+    },
+    VarDoc {
+        name: CONDA_PREFIX,
+        kind: VarKind::Inspected,
+        doc: "The active conda environment's prefix.",
+    },
+    VarDoc {
+        name: CONDA_DEFAULT_ENV,
+        kind: VarKind::Inspected,
+        doc: "The active conda environment's name.",
+    },
+    VarDoc {
+        name: CONDA_EXE,
+        kind: VarKind::Inspected,
+        doc: "The conda executable, which names a conda installation and its environments.",
     },
     VarDoc {
         name: GPUENV_DRIVER_VERSION,

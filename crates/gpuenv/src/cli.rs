@@ -57,12 +57,28 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Which Python environments doctor reads in full.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DoctorArgs {
+    /// Also inspect this Python environment (a prefix or an interpreter); repeatable.
+    #[arg(long = "python", value_name = "PATH")]
+    pub python: Vec<String>,
+
+    /// Report every Python environment in full (default: the active one in full, the others listed).
+    #[arg(long)]
+    pub all_envs: bool,
+
+    /// Report this environment in full (a conda environment's name or a prefix); repeatable.
+    #[arg(long = "env", value_name = "NAME|PATH", conflicts_with = "all_envs")]
+    pub env: Vec<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Probe every layer (OS, driver, GPUs, CUDA, cuDNN) and check every version contract (the default).
     ///
     /// Exit status: 0 no error findings, 1 at least one error finding, 2 usage or internal failure.
-    Doctor,
+    Doctor(DoctorArgs),
     /// List the environment variables gpuenv reads, with what each does.
     Env,
     /// Show the knowledge base: its date, sources and table sizes.
@@ -73,4 +89,41 @@ pub enum Command {
     /// table of that name, plus `[[source]]` rows that every row's `sources` must cite, and an
     /// optional `as_of`. The built-in files (crates/gpuenv-kb/data/*.toml) show every field.
     Kb,
+    /// List the GPU code a binary carries (SASS `sm_XY`, PTX `compute_XY`, from its CUDA fatbin)
+    /// and say whether each GPU runs it natively, through PTX JIT (and which driver that needs), or
+    /// not at all. Reads only the fatbin headers; nothing is executed or decompressed.
+    ///
+    /// Exit status: 0 every GPU runs it (or the file has no GPU code, or no GPU is known),
+    /// 1 a GPU has no code it can run (or, on this machine, a driver too old for the PTX it
+    /// needs), 2 the file cannot be read, is not ELF, or its fatbin is malformed.
+    Archs(ArchsArgs),
+    /// Show which file the dynamic loader would load for every library FILE needs, and why:
+    /// glibc's search (RPATH chain, LD_LIBRARY_PATH, RUNPATH, ld.so.cache, default directories)
+    /// simulated from files — nothing is executed — plus the knowledge base's dlopen edges
+    /// (libcudart -> libcuda.so.1, cuDNN sub-libraries, torch/JAX/TensorFlow CUDA loading).
+    ///
+    /// Exit status: 0 everything resolves, 1 something is missing, 2 FILE cannot be read or is not
+    /// an ELF executable or shared object.
+    Ldd(LddArgs),
+}
+
+/// `gpuenv ldd FILE`
+#[derive(Debug, Clone, Args)]
+pub struct LddArgs {
+    /// The ELF executable or shared object (a path inside --root when given).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// `gpuenv archs FILE [--gpu CC]...`
+#[derive(Debug, Clone, Args)]
+pub struct ArchsArgs {
+    /// The ELF file (a shared library, an executable, a Python extension module).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Judge for these compute capabilities (`8.6`, `sm_90`; repeatable or comma-separated)
+    /// instead of the GPUs found on this machine (or under --root).
+    #[arg(long = "gpu", value_name = "CC", value_delimiter = ',')]
+    pub gpus: Vec<gpuenv_kb::ComputeCapability>,
 }

@@ -35,6 +35,14 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
+            // A reader that went away (`gpuenv | head`) is not an error worth a message.
+            let broken_pipe = err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<std::io::Error>())
+                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("gpuenv: error: {err:#}");
             ExitCode::from(2)
         }
@@ -42,12 +50,17 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command.unwrap_or(Command::Doctor) {
-        Command::Doctor => commands::doctor::run(&cli.global),
+    match cli
+        .command
+        .unwrap_or(Command::Doctor(cli::DoctorArgs::default()))
+    {
+        Command::Doctor(args) => commands::doctor::run(&cli.global, &args),
         Command::Env => {
             commands::env::run()?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Archs(args) => commands::archs::run(&cli.global, &args),
+        Command::Ldd(args) => commands::ldd::run(&cli.global, &args.file),
         Command::Kb => {
             commands::kb::run(&commands::load_kb(&cli.global)?)?;
             Ok(ExitCode::SUCCESS)

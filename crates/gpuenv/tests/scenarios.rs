@@ -44,7 +44,9 @@ fn scenarios_match_their_expectations() {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let scenario = Scenario::load(&path);
         let root = FakeRoot::build(&scenario);
-        let json = run_gpuenv(root.path(), &scenario.env, &["doctor", "--format", "json"]);
+        let extra: Vec<&str> = scenario.args.iter().map(String::as_str).collect();
+        let json_args: Vec<&str> = ["doctor", "--format", "json"].into_iter().chain(extra.iter().copied()).collect();
+        let json = run_gpuenv(root.path(), &scenario.env, &json_args);
         let ids = finding_ids(&json.stdout);
         for id in &scenario.expect.fires {
             if !ids.contains(id) {
@@ -64,7 +66,8 @@ fn scenarios_match_their_expectations() {
                 json.status, scenario.expect.exit, json.stderr
             ));
         }
-        let human = run_gpuenv(root.path(), &scenario.env, &["doctor", "--color", "never"]);
+        let human_args: Vec<&str> = ["doctor", "--color", "never"].into_iter().chain(extra.iter().copied()).collect();
+        let human = run_gpuenv(root.path(), &scenario.env, &human_args);
         let text = human
             .stdout
             .replace(&root.path().display().to_string(), "<root>");

@@ -8,7 +8,7 @@ use gpuenv_kb::{ArchSupport, CudaVersion, Version};
 
 use crate::context::Context;
 use crate::finding::{
-    Finding, Severity, CUDA_HOME_INVALID, CUDA_LINK_MISMATCH, CUDA_VERSION_NUMBERS,
+    Finding, Rule, Severity, CUDA_HOME_INVALID, CUDA_LINK_MISMATCH, CUDA_VERSION_NUMBERS,
     DRIVER_TOO_OLD_FOR_CUDA, GPU_ARCH_UNSUPPORTED_BY_TOOLKIT, LIBRARY_PATH_MIXES_CUDA,
 };
 
@@ -36,9 +36,28 @@ pub fn cuda_versions(cx: &Context) -> BTreeMap<CudaVersion, Vec<String>> {
 /// compatibility minimum (or, before CUDA 11, below the toolkit's own minimum); warning when the
 /// toolkit is newer than the driver's CUDA ceiling and runs only under minor-version compatibility.
 pub fn driver_too_old_for_cuda(cx: &Context, out: &mut Vec<Finding>) {
-    let Some((driver, driver_source)) = cx.driver() else {
-        return;
-    };
+    for (cuda, carriers) in cuda_versions(cx) {
+        out.extend(driver_vs_cuda(
+            cx,
+            &DRIVER_TOO_OLD_FOR_CUDA,
+            cuda,
+            &carriers,
+        ));
+    }
+}
+
+/// The driver judged against one CUDA version that `carriers` (toolkits, runtimes, a framework
+/// build) need: an error below the major's minor-version-compatibility minimum (before CUDA 11,
+/// below the release's own minimum), a warning when it runs only under minor-version
+/// compatibility, nothing when the driver supports it fully. Shared by `driver-too-old-for-cuda`
+/// and `framework-needs-newer-driver`, so both apply the same semantics.
+pub fn driver_vs_cuda(
+    cx: &Context,
+    rule: &Rule,
+    cuda: CudaVersion,
+    carriers: &[String],
+) -> Option<Finding> {
+    let (driver, driver_source) = cx.driver()?;
     let ceiling = cx.driver_ceiling();
     let ceiling_text = ceiling
         .as_ref()
@@ -56,134 +75,126 @@ pub fn driver_too_old_for_cuda(cx: &Context, out: &mut Vec<Finding>) {
             row.last_driver_branch.map(|b| (b, g.label))
         })
         .min_by_key(|(b, _)| *b);
-    for (cuda, carriers) in cuda_versions(cx) {
-        let full_min = cx
-            .kb
-            .min_driver_for_cuda(cuda)
-            .and_then(|r| r.min_driver.clone().map(|d| (d, r)));
-        let full_min_text = full_min.as_ref().map(|(d, r)| {
-            format!(
-                "CUDA {cuda} needs driver >= {d} for full support [{}]",
-                r.sources.join(", ")
-            )
-        });
-        let upgrade = |min: &Version| {
-            if let Some((last, label)) = last_branch.as_ref().filter(|(b, _)| min.major() > *b) {
-                return format!(
-                    "Do not upgrade the driver: {label} is supported only up to driver branch R{last}.\n\
-                     Use a CUDA release that this driver supports (CUDA <= {ceiling_text}) for this GPU."
-                );
-            }
-            format!(
-                "Upgrade the driver to {min} or newer: {}\n\
-                 or use a CUDA release that this driver supports (CUDA <= {ceiling_text})",
-                cx.install_driver_command(Some(min.major())),
-            )
-        };
-        let base = |severity, title: String| {
-            let mut f = Finding::new(&DRIVER_TOO_OLD_FOR_CUDA, severity, title);
-            for c in &carriers {
-                f = f.evidence(c.clone());
-            }
-            f.evidence(format!("driver {driver} ({driver_source})"))
-        };
-        if cuda.major >= 11 {
-            let Some(mvc) = cx.kb.mvc_min_driver(cuda.major) else {
-                // A CUDA major the knowledge base does not know (kb-unknown-version says so). Its
-                // minimum driver is unknown, but a driver whose known ceiling is an older major
-                // cannot run it: that much is a fact, not a guess.
-                if let Some((max, how)) = ceiling
-                    .as_ref()
-                    .filter(|_| cx.driver_ceiling_is_confirmed())
-                {
-                    if max.major < cuda.major {
-                        out.push(
-                            base(
-                                Severity::Error,
-                                format!(
-                                    "driver {driver} is too old for CUDA {cuda}: it supports CUDA <= {max}, an older major"
-                                ),
-                            )
-                            .evidence(format!("the driver supports CUDA up to {max} ({how})"))
-                            .evidence(format!(
-                                "the knowledge base does not know CUDA {}.x's minimum driver; any driver for it is newer than this one",
-                                cuda.major
-                            ))
-                            .fix(format!(
-                                "Install a driver released for CUDA {}.x (see NVIDIA's release notes), or use CUDA <= {max}.",
-                                cuda.major
-                            )),
-                        );
-                    }
-                }
-                continue;
-            };
-            if *driver < mvc.mvc_min_driver {
-                let mut f = base(
-                    Severity::Error,
-                    format!(
-                        "driver {driver} is too old for CUDA {cuda}: every CUDA {}.x needs driver >= {}",
-                        cuda.major, mvc.mvc_min_driver
-                    ),
-                )
-                .evidence(format!(
-                    "knowledge base: CUDA {}.x minor-version compatibility needs driver >= {} [{}]",
-                    cuda.major,
-                    mvc.mvc_min_driver,
-                    mvc.sources.join(", ")
-                ));
-                if let Some(t) = &full_min_text {
-                    f = f.evidence(t.clone());
-                }
-                f = f.evidence("programs fail with \"CUDA driver version is insufficient for CUDA runtime version\"");
-                let min = full_min
-                    .as_ref()
-                    .map(|(d, _)| d.clone())
-                    .unwrap_or_else(|| mvc.mvc_min_driver.clone());
-                out.push(f.fix(upgrade(&min)));
-                continue;
-            }
-            if let Some((max, how)) = &ceiling {
-                if cuda > *max && !cx.driver_ceiling_is_lower_bound() {
-                    let mut f = base(
-                        Severity::Warning,
-                        format!(
-                            "CUDA {cuda} runs on driver {driver} (CUDA <= {max}) only under minor-version compatibility"
-                        ),
-                    )
-                    .evidence(format!("the driver supports CUDA up to {max} ({how})"));
-                    if let Some(t) = &full_min_text {
-                        f = f.evidence(t.clone());
-                    }
-                    f = f.evidence(
-                        "under minor-version compatibility newer PTX cannot be JIT-compiled (\"the provided PTX was \
-                         compiled with an unsupported toolchain\") and some APIs return cudaErrorCallRequiresNewerDriver",
-                    );
-                    let min = full_min
-                        .as_ref()
-                        .map(|(d, _)| d.clone())
-                        .unwrap_or_else(|| mvc.mvc_min_driver.clone());
-                    out.push(f.fix(upgrade(&min)));
-                }
-            }
-        } else if let Some((min, row)) = &full_min {
-            if driver < min {
-                out.push(
-                    base(
-                        Severity::Error,
-                        format!("driver {driver} is too old for CUDA {cuda}, which needs driver >= {min}"),
-                    )
-                    .evidence(format!(
-                        "knowledge base: CUDA {} ({}) needs driver >= {min}; before CUDA 11 there is no minor-version compatibility [{}]",
-                        row.version,
-                        row.release,
-                        row.sources.join(", ")
-                    ))
-                    .fix(upgrade(min)),
-                );
-            }
+    let full_min = cx
+        .kb
+        .min_driver_for_cuda(cuda)
+        .and_then(|r| r.min_driver.clone().map(|d| (d, r)));
+    let full_min_text = full_min.as_ref().map(|(d, r)| {
+        format!(
+            "CUDA {cuda} needs driver >= {d} for full support [{}]",
+            r.sources.join(", ")
+        )
+    });
+    let upgrade = |min: &Version| {
+        if let Some((last, label)) = last_branch.as_ref().filter(|(b, _)| min.major() > *b) {
+            return format!(
+                "Do not upgrade the driver: {label} is supported only up to driver branch R{last}.\n\
+                 Use a CUDA release that this driver supports (CUDA <= {ceiling_text}) for this GPU."
+            );
         }
+        format!(
+            "Upgrade the driver to {min} or newer: {}\n\
+             or use a CUDA release that this driver supports (CUDA <= {ceiling_text})",
+            cx.install_driver_command(Some(min.major())),
+        )
+    };
+    let base = |severity, title: String| {
+        let mut f = Finding::new(rule, severity, title);
+        for c in carriers {
+            f = f.evidence(c.clone());
+        }
+        f.evidence(format!("driver {driver} ({driver_source})"))
+    };
+    if cuda.major >= 11 {
+        let Some(mvc) = cx.kb.mvc_min_driver(cuda.major) else {
+            // A CUDA major the knowledge base does not know (kb-unknown-version says so). Its
+            // minimum driver is unknown, but a driver whose known ceiling is an older major
+            // cannot run it: that much is a fact, not a guess.
+            let (max, how) = ceiling
+                .as_ref()
+                .filter(|_| cx.driver_ceiling_is_confirmed())?;
+            if max.major >= cuda.major {
+                return None;
+            }
+            return Some(
+                base(
+                    Severity::Error,
+                    format!("driver {driver} is too old for CUDA {cuda}: it supports CUDA <= {max}, an older major"),
+                )
+                .evidence(format!("the driver supports CUDA up to {max} ({how})"))
+                .evidence(format!(
+                    "the knowledge base does not know CUDA {}.x's minimum driver; any driver for it is newer than this one",
+                    cuda.major
+                ))
+                .fix(format!(
+                    "Install a driver released for CUDA {}.x (see NVIDIA's release notes), or use CUDA <= {max}.",
+                    cuda.major
+                )),
+            );
+        };
+        if *driver < mvc.mvc_min_driver {
+            let mut f = base(
+                Severity::Error,
+                format!(
+                    "driver {driver} is too old for CUDA {cuda}: every CUDA {}.x needs driver >= {}",
+                    cuda.major, mvc.mvc_min_driver
+                ),
+            )
+            .evidence(format!(
+                "knowledge base: CUDA {}.x minor-version compatibility needs driver >= {} [{}]",
+                cuda.major,
+                mvc.mvc_min_driver,
+                mvc.sources.join(", ")
+            ));
+            if let Some(t) = &full_min_text {
+                f = f.evidence(t.clone());
+            }
+            f = f.evidence("programs fail with \"CUDA driver version is insufficient for CUDA runtime version\"");
+            let min = full_min
+                .as_ref()
+                .map(|(d, _)| d.clone())
+                .unwrap_or_else(|| mvc.mvc_min_driver.clone());
+            return Some(f.fix(upgrade(&min)));
+        }
+        let (max, how) = ceiling.as_ref()?;
+        if cuda <= *max || cx.driver_ceiling_is_lower_bound() {
+            return None;
+        }
+        let mut f = base(
+            Severity::Warning,
+            format!("CUDA {cuda} runs on driver {driver} (CUDA <= {max}) only under minor-version compatibility"),
+        )
+        .evidence(format!("the driver supports CUDA up to {max} ({how})"));
+        if let Some(t) = &full_min_text {
+            f = f.evidence(t.clone());
+        }
+        f = f.evidence(
+            "under minor-version compatibility newer PTX cannot be JIT-compiled (\"the provided PTX was \
+             compiled with an unsupported toolchain\") and some APIs return cudaErrorCallRequiresNewerDriver",
+        );
+        let min = full_min
+            .as_ref()
+            .map(|(d, _)| d.clone())
+            .unwrap_or_else(|| mvc.mvc_min_driver.clone());
+        return Some(f.fix(upgrade(&min)));
     }
+    let (min, row) = full_min.as_ref()?;
+    if driver >= min {
+        return None;
+    }
+    Some(
+        base(
+            Severity::Error,
+            format!("driver {driver} is too old for CUDA {cuda}, which needs driver >= {min}"),
+        )
+        .evidence(format!(
+            "knowledge base: CUDA {} ({}) needs driver >= {min}; before CUDA 11 there is no minor-version compatibility [{}]",
+            row.version,
+            row.release,
+            row.sources.join(", ")
+        ))
+        .fix(upgrade(min)),
+    )
 }
 
 /// `gpu-arch-unsupported-by-toolkit`: a toolkit that cannot build code for a GPU here (Kepler with

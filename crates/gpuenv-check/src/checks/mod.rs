@@ -4,9 +4,11 @@
 pub mod cuda;
 pub mod cudnn;
 pub mod driver;
+pub mod frameworks;
 pub mod gpu;
 pub mod kb;
 pub mod os;
+pub mod python;
 
 use crate::context::Context;
 use crate::finding::Finding;
@@ -36,4 +38,18 @@ pub const ALL: &[Check] = &[
     cudnn::cudnn_cuda_mismatch,
     cudnn::cudnn_mixed_sublibraries,
     kb::kb_unknown_version,
+    python::requirement_unsatisfied,
+    python::duplicate_distribution,
+    python::module_clobbered,
+    python::conda_pip_mixed,
+    python::interpreter_mismatch,
+    python::qt_plugin_conflict,
+    frameworks::cpu_only_builds,
+    frameworks::framework_needs_newer_driver,
+    frameworks::framework_lacks_gpu_arch,
+    frameworks::framework_cudnn_mismatch,
+    frameworks::companion_version_mismatch,
+    frameworks::python_unsupported,
+    frameworks::application_backend_missing,
+    frameworks::numpy_abi_mismatch,
 ];

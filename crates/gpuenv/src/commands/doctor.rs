@@ -7,14 +7,15 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context as _, Result};
 
 use gpuenv_check::{run_checks, summarize, Context, Severity};
-use gpuenv_probe::{probe_all, Environment, SystemRoot};
+use gpuenv_probe::python::{FullSelection, PythonOptions};
+use gpuenv_probe::{probe_all_with, Environment, ProbeOptions, SystemRoot};
 
-use crate::cli::{Format, GlobalArgs};
+use crate::cli::{DoctorArgs, Format, GlobalArgs};
 use crate::commands::{load_kb, use_color};
 use crate::render;
 use crate::report::{Counts, KbInfo, Report, REPORT_SCHEMA};
 
-pub fn run(global: &GlobalArgs) -> Result<ExitCode> {
+pub fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let timestamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -24,7 +25,19 @@ pub fn run(global: &GlobalArgs) -> Result<ExitCode> {
     let root = SystemRoot::new(&global.root)
         .with_context(|| format!("--root {}", global.root.display()))?;
     let env = Environment::from_process();
-    let facts = probe_all(&root, &env, &kb);
+    let options = ProbeOptions {
+        python: PythonOptions {
+            extra: args.python.clone(),
+            full: if args.all_envs {
+                FullSelection::All
+            } else if !args.env.is_empty() {
+                FullSelection::Named(args.env.clone())
+            } else {
+                FullSelection::Active
+            },
+        },
+    };
+    let facts = probe_all_with(&root, &env, &kb, &options);
     let findings = run_checks(&facts, &kb);
     let summary = summarize(&Context::new(&facts, &kb), &findings);
     let report = Report {

@@ -1,8 +1,10 @@
 //! One module per subcommand. Each takes the resolved global settings and returns the exit code.
 
+pub mod archs;
 pub mod doctor;
 pub mod env;
 pub mod kb;
+pub mod ldd;
 
 use anyhow::{Context as _, Result};
 use gpuenv_kb::Kb;

@@ -257,6 +257,73 @@ pub fn render(out: &mut dyn Write, f: &Facts) -> io::Result<()> {
         }
     }
 
+    writeln!(out, "  L5 Python")?;
+    for (what, exe) in [
+        ("python on PATH", &f.python.python_on_path),
+        ("pip on PATH", &f.python.pip_on_path),
+    ] {
+        if let Some(x) = exe {
+            writeln!(
+                out,
+                "    {what}: {} -> {} (environment {})",
+                x.path,
+                x.resolved.as_deref().unwrap_or("?"),
+                x.environment.as_deref().unwrap_or("unknown")
+            )?;
+        }
+    }
+    for e in &f.python.environments {
+        writeln!(
+            out,
+            "    {} at {} [{}{}{}], found via {}",
+            e.name,
+            e.prefix,
+            e.kind,
+            if e.active { ", active" } else { "" },
+            if e.full { ", read in full" } else { ", listed" },
+            e.found_via.join(", ")
+        )?;
+        line(out, "  Python", &e.python_version)?;
+        for sp in &e.site_packages {
+            writeln!(out, "      site-packages: {sp}")?;
+        }
+        writeln!(
+            out,
+            "      {} distributions, {} conda packages",
+            e.distributions.len(),
+            e.conda_packages.len()
+        )?;
+        if let Some(t) = &e.frameworks.torch {
+            writeln!(
+                out,
+                "      torch {} cuda {} CUDA libraries: {}   ({})",
+                t.version.value,
+                t.cuda.as_deref().unwrap_or("none"),
+                t.cuda_libraries,
+                t.version.source
+            )?;
+            for (k, v) in &t.cuda_pins {
+                writeln!(out, "        pins {k}{v}")?;
+            }
+        }
+        if let Some(tf) = &e.frameworks.tensorflow {
+            writeln!(
+                out,
+                "      tensorflow {} cuda {} cudnn {}   (file {})",
+                tf.version,
+                tf.cuda_version.as_deref().unwrap_or("none"),
+                tf.cudnn_version.as_deref().unwrap_or("none"),
+                tf.source
+            )?;
+        }
+        for (k, v) in &e.frameworks.packages {
+            writeln!(out, "      {k} {v}")?;
+        }
+        for err in &e.errors {
+            writeln!(out, "      could not read: {err}")?;
+        }
+    }
+
     writeln!(out, "  Environment")?;
     for (k, v) in &f.env.variables {
         writeln!(out, "    {k}={v}")?;

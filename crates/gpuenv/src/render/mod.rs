@@ -4,3 +4,4 @@
 pub mod facts;
 pub mod human;
 pub mod json;
+pub mod ldd;

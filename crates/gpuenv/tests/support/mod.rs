@@ -36,9 +36,21 @@ pub struct Scenario {
     /// Kernel module files (`nvidia.ko`): relocatable ELF objects with a `.modinfo` section.
     #[serde(default)]
     pub kernel_module: Vec<KernelModuleSpec>,
+    /// Python environments (venvs, conda environments, system interpreters).
+    #[serde(default)]
+    pub python_env: Vec<PythonEnvSpec>,
+    /// Installed distributions (`*.dist-info`) in those environments.
+    #[serde(default)]
+    pub dist: Vec<DistSpec>,
+    /// conda package records (`conda-meta/*.json`).
+    #[serde(default)]
+    pub conda_pkg: Vec<CondaPkgSpec>,
     /// ld.so.cache entries in lookup order: `soname -> path` pairs written in glibc's format.
     #[serde(default)]
     pub ld_cache: Vec<CacheEntrySpec>,
+    /// Extra `doctor` arguments (e.g. `--all-envs`).
+    #[serde(default)]
+    pub args: Vec<String>,
     /// Include the templates named here (see `template`).
     #[serde(default)]
     pub use_templates: Vec<String>,
@@ -85,6 +97,64 @@ pub struct LibrarySpec {
     pub runpath: Vec<String>,
     #[serde(default)]
     pub links: Vec<String>,
+}
+
+/// A Python environment: `kind` is `venv` (writes `pyvenv.cfg`), `conda` (writes `conda-meta/`
+/// with a python record) or `system`; each gets `bin/python3` and its site-packages directory.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PythonEnvSpec {
+    pub prefix: String,
+    pub kind: String,
+    pub python: String,
+}
+
+impl PythonEnvSpec {
+    pub fn site_packages(&self) -> String {
+        let mm: Vec<&str> = self.python.split('.').take(2).collect();
+        format!(
+            "{}/lib/python{}/site-packages",
+            self.prefix.trim_end_matches('/'),
+            mm.join(".")
+        )
+    }
+}
+
+/// A distribution installed in an environment: a `name-version.dist-info` with METADATA,
+/// INSTALLER and a RECORD listing `files` (created too); `content` changes the files' hashes so
+/// that two distributions' copies of one file differ.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DistSpec {
+    pub env: String,
+    pub name: String,
+    pub version: String,
+    #[serde(default)]
+    pub requires: Vec<String>,
+    pub requires_python: Option<String>,
+    #[serde(default = "default_installer")]
+    pub installer: String,
+    #[serde(default)]
+    pub files: Vec<String>,
+    #[serde(default)]
+    pub content: String,
+}
+
+fn default_installer() -> String {
+    "pip".into()
+}
+
+/// A conda package record in an environment's `conda-meta/`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CondaPkgSpec {
+    pub env: String,
+    pub name: String,
+    pub version: String,
+    #[serde(default)]
+    pub build: String,
+    #[serde(default)]
+    pub channel: String,
 }
 
 /// A kernel module file as DKMS or a package installs it: an ELF relocatable object whose
@@ -154,6 +224,9 @@ impl Scenario {
             s.library.append(&mut part.library);
             s.gpu.append(&mut part.gpu);
             s.kernel_module.append(&mut part.kernel_module);
+            s.python_env.append(&mut part.python_env);
+            s.dist.append(&mut part.dist);
+            s.conda_pkg.append(&mut part.conda_pkg);
             s.ld_cache.append(&mut part.ld_cache);
             for (k, v) in part.env {
                 s.env.entry(k).or_insert(v);
@@ -244,6 +317,26 @@ impl FakeRoot {
             }
             fs::write(host, bytes).unwrap();
         }
+        for e in &s.python_env {
+            root.build_python_env(e);
+        }
+        for d in &s.dist {
+            let env = s
+                .python_env
+                .iter()
+                .find(|e| e.prefix == d.env)
+                .unwrap_or_else(|| panic!("dist {} names unknown env {}", d.name, d.env));
+            root.build_dist(&env.site_packages(), d);
+        }
+        for c in &s.conda_pkg {
+            let name = format!("{}-{}-{}.json", c.name, c.version, c.build);
+            let host = root.parent(&format!("{}/conda-meta/{name}", c.env));
+            let record = serde_json::json!({
+                "name": c.name, "version": c.version, "build": c.build,
+                "channel": c.channel, "files": []
+            });
+            fs::write(host, record.to_string()).unwrap();
+        }
         for l in &s.symlink {
             let host = root.parent(&l.path);
             let _ = fs::remove_file(&host);
@@ -274,6 +367,72 @@ impl FakeRoot {
             fs::write(root.host("etc/ld.so.cache"), ld_so_cache(&entries)).unwrap();
         }
         root
+    }
+}
+
+impl FakeRoot {
+    fn build_python_env(&self, e: &PythonEnvSpec) {
+        let prefix = e.prefix.trim_end_matches('/');
+        fs::create_dir_all(self.host(&e.site_packages())).unwrap();
+        let python = self.parent(&format!("{prefix}/bin/python3"));
+        fs::write(&python, "#!/bin/false\n").unwrap();
+        match e.kind.as_str() {
+            "venv" => fs::write(
+                self.host(&format!("{prefix}/pyvenv.cfg")),
+                format!(
+                    "home = /usr/bin\ninclude-system-site-packages = false\nversion = {}\n",
+                    e.python
+                ),
+            )
+            .unwrap(),
+            "conda" => {
+                let meta = self.parent(&format!(
+                    "{prefix}/conda-meta/python-{}-h0_0.json",
+                    e.python
+                ));
+                fs::write(meta, format!("{{\"name\": \"python\", \"version\": \"{}\", \"build\": \"h0_0\", \"files\": []}}", e.python)).unwrap();
+            }
+            "system" => {}
+            other => panic!("unknown python_env kind {other}"),
+        }
+    }
+
+    fn build_dist(&self, site: &str, d: &DistSpec) {
+        let escaped = d.name.replace('-', "_");
+        let dir = format!("{site}/{escaped}-{}.dist-info", d.version);
+        fs::create_dir_all(self.host(&dir)).unwrap();
+        let mut meta = format!(
+            "Metadata-Version: 2.1\nName: {}\nVersion: {}\n",
+            d.name, d.version
+        );
+        if let Some(rp) = &d.requires_python {
+            meta.push_str(&format!("Requires-Python: {rp}\n"));
+        }
+        for r in &d.requires {
+            meta.push_str(&format!("Requires-Dist: {r}\n"));
+        }
+        meta.push_str("\nA test distribution.\n");
+        fs::write(self.host(&format!("{dir}/METADATA")), meta).unwrap();
+        fs::write(
+            self.host(&format!("{dir}/INSTALLER")),
+            format!("{}\n", d.installer),
+        )
+        .unwrap();
+        let mut record = String::new();
+        for f in &d.files {
+            // Same path and same `content` give the same bytes (namespace packages' empty
+            // `nvidia/__init__.py`); a different `content` makes the copies differ.
+            let body = format!("{}:{}", f, d.content);
+            let path = format!("{site}/{f}");
+            fs::write(self.parent(&path), &body).unwrap();
+            // Any distinct text stands in for the urlsafe-base64 sha256 pip writes.
+            let hash: u64 = body.bytes().fold(1469598103934665603u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(1099511628211)
+            });
+            record.push_str(&format!("{f},sha256={hash:016x},{}\n", body.len()));
+        }
+        record.push_str(&format!("{escaped}-{}.dist-info/METADATA,,\n", d.version));
+        fs::write(self.host(&format!("{dir}/RECORD")), record).unwrap();
     }
 }
 

@@ -1044,7 +1044,8 @@ impl<'a> Loader<'a> {
             Some(l) => l.clone(),
             None => {
                 let main_origin = self.origin(0);
-                let l = Rc::new(self.expand_list(&self.ctx.ld_library_path, main_origin.as_deref()));
+                let l =
+                    Rc::new(self.expand_list(&self.ctx.ld_library_path, main_origin.as_deref()));
                 self.llp = Some(l.clone());
                 l
             }

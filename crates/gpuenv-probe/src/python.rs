@@ -234,8 +234,9 @@ pub fn probe(root: &SystemRoot, env: &Environment, opts: &PythonOptions) -> Pyth
         .filter_map(|k| by_prefix.remove(&k))
         .collect();
     let nothing_active = environments.iter().all(|e| !e.active);
-    for e in &mut environments {
-        let chosen = match &opts.full {
+    let chosen: Vec<bool> = environments
+        .iter()
+        .map(|e| match &opts.full {
             FullSelection::All => true,
             FullSelection::Named(names) => names.iter().any(|n| n == &e.name || n == &e.prefix),
             FullSelection::Active => {
@@ -245,9 +246,26 @@ pub fn probe(root: &SystemRoot, env: &Environment, opts: &PythonOptions) -> Pyth
                             .as_deref()
                             .is_some_and(|p| root.resolve(p).path == root.resolve(&e.prefix).path))
             }
-        };
-        read_environment(root, e, chosen);
-    }
+        })
+        .collect();
+    // Environments are independent: read them on a few threads (the work is file I/O).
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let per_worker = environments.len().div_ceil(workers).max(1);
+    std::thread::scope(|scope| {
+        for (envs, full) in environments
+            .chunks_mut(per_worker)
+            .zip(chosen.chunks(per_worker))
+        {
+            scope.spawn(move || {
+                for (e, full) in envs.iter_mut().zip(full) {
+                    read_environment(root, e, *full);
+                }
+            });
+        }
+    });
     let locate = |exe: Option<Executable>| {
         exe.map(|mut x| {
             let real = x.resolved.clone().unwrap_or_else(|| x.path.clone());

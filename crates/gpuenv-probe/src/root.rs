@@ -3,12 +3,14 @@
 //! as `/usr/local/cuda -> /usr/local/cuda-12.1` in a fake root stays in that fake root. Loops and
 //! dangling links come back as states, never as errors that stop a run, and nothing is ever written.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use gpuenv_facts::LinkState;
 
@@ -63,7 +65,21 @@ pub struct FileInfo {
 pub struct SystemRoot {
     root: PathBuf,
     live: bool,
+    /// Prefixes already resolved in this run (path as asked -> resolved path). Files do not
+    /// change under a run; a new `SystemRoot` starts empty.
+    resolved: Arc<Mutex<HashMap<String, String>>>,
 }
+
+/// One unit of work while resolving a path.
+enum Step {
+    /// Walk a component; `Some(i)` when it is the caller's `i`-th component.
+    Walk(Vec<u8>, Option<usize>),
+    /// The caller's `i`-th component is fully resolved.
+    Done(usize),
+}
+
+/// Bound on the prefix cache (a run reads tens of thousands of files at most).
+const MAX_CACHED_PREFIXES: usize = 200_000;
 
 impl SystemRoot {
     /// A root at `dir`. `/` (or a path that resolves to it) is the live machine.
@@ -77,7 +93,11 @@ impl SystemRoot {
             });
         }
         let live = root == Path::new("/");
-        Ok(SystemRoot { root, live })
+        Ok(SystemRoot {
+            root,
+            live,
+            resolved: Arc::new(Mutex::new(HashMap::new())),
+        })
     }
 
     /// Whether this root is the running machine (then NVML and the driver API may be asked).
@@ -107,14 +127,46 @@ impl SystemRoot {
 
     /// Resolves every symlink in `path` inside the root.
     pub fn resolve(&self, path: &str) -> Resolved {
+        let original = split_components(path.as_bytes());
+        let last = original.len().checked_sub(1);
         let mut link_target = None;
         let mut hops = 0usize;
-        // Components still to walk, in order; `done` is the resolved prefix.
-        let mut pending: Vec<Vec<u8>> = split_components(path.as_bytes());
-        pending.reverse();
+        // Start after the longest prefix already resolved in this run (probes read thousands of
+        // files under the same directories; each prefix is walked once).
         let mut done: Vec<Vec<u8>> = Vec::new();
-        let mut first_link = true;
-        while let Some(comp) = pending.pop() {
+        let mut start = 0;
+        if let Ok(cache) = self.resolved.lock() {
+            // Only proper prefixes: the last component is always walked, so that a symlink's
+            // own target is seen.
+            for k in (1..original.len()).rev() {
+                if let Some(hit) = cache.get(&join_components(&original[..k])) {
+                    done = split_components(hit.as_bytes());
+                    start = k;
+                    break;
+                }
+            }
+        }
+        // Work items in order: a component to walk (with its index in `path` when it is one of
+        // the caller's own), or the mark that the caller's component `i` is fully resolved.
+        let mut pending: Vec<Step> = original[start..]
+            .iter()
+            .enumerate()
+            .rev()
+            .flat_map(|(k, c)| {
+                [
+                    Step::Done(start + k),
+                    Step::Walk(c.clone(), Some(start + k)),
+                ]
+            })
+            .collect();
+        while let Some(step) = pending.pop() {
+            let (comp, index) = match step {
+                Step::Done(i) => {
+                    self.remember(&original[..=i], &done);
+                    continue;
+                }
+                Step::Walk(comp, index) => (comp, index),
+            };
             if comp == b".." {
                 done.pop();
                 continue;
@@ -132,7 +184,10 @@ impl SystemRoot {
                         LinkState::Missing
                     };
                     let mut rest = done.clone();
-                    rest.extend(pending.into_iter().rev());
+                    rest.extend(pending.into_iter().rev().filter_map(|s| match s {
+                        Step::Walk(c, _) => Some(c),
+                        Step::Done(_) => None,
+                    }));
                     return Resolved {
                         path: join_components(&rest),
                         state,
@@ -162,22 +217,29 @@ impl SystemRoot {
                 }
             };
             let target_bytes = target.as_os_str().as_bytes().to_vec();
-            if first_link && pending.is_empty() {
+            if index.is_some() && index == last {
                 link_target = Some(String::from_utf8_lossy(&target_bytes).into_owned());
             }
-            first_link = false;
             done.pop();
             if target_bytes.first() == Some(&b'/') {
                 done.clear();
             }
-            let mut new = split_components(&target_bytes);
-            new.reverse();
-            pending.extend(new);
+            let new = split_components(&target_bytes);
+            pending.extend(new.into_iter().rev().map(|c| Step::Walk(c, None)));
         }
         Resolved {
             path: join_components(&done),
             state: LinkState::Ok,
             link_target,
+        }
+    }
+
+    /// Records that the caller's `prefix` resolves to `resolved` (an existing path).
+    fn remember(&self, prefix: &[Vec<u8>], resolved: &[Vec<u8>]) {
+        if let Ok(mut cache) = self.resolved.lock() {
+            if cache.len() < MAX_CACHED_PREFIXES {
+                cache.insert(join_components(prefix), join_components(resolved));
+            }
         }
     }
 
@@ -265,7 +327,9 @@ impl SystemRoot {
                 message: "not a regular file".into(),
             });
         }
-        let mut buf = Vec::new();
+        // Sized from the metadata, so a small file costs one read (plus the one that sees EOF).
+        let expected = meta.len().min(limit);
+        let mut buf = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
         file.take(limit)
             .read_to_end(&mut buf)
             .map_err(|e| RootError::io(path, &e))?;

@@ -138,7 +138,8 @@ mod tests {
         assert_eq!(
             evaluate_requirement("triton==2.1.0; platform_system == \"Linux\"", &c, installed),
             RequirementStatus::Missing {
-                name: "triton".into()
+                name: "triton".into(),
+                specifier: "==2.1.0".into()
             }
         );
         assert_eq!(

@@ -85,7 +85,7 @@ pub enum Command {
     ///
     /// A newer knowledge base can be loaded without rebuilding with `--kb FILE` (or GPUENV_KB):
     /// one TOML file holding any of the built-in tables — `[[toolkit]]`, `[[cuda_major]]`,
-    /// `[[branch]]`, `[[cc]]`, `[[release]]`, `[[layout]]` — each of which replaces the built-in
+    /// `[[branch]]`, `[[cc]]`, `[[release]]`, `[[layout]]`, `[[dlopen]]` — each of which replaces the built-in
     /// table of that name, plus `[[source]]` rows that every row's `sources` must cite, and an
     /// optional `as_of`. The built-in files (crates/gpuenv-kb/data/*.toml) show every field.
     Kb,

@@ -5,6 +5,7 @@
 //! compiled by `cc` through the scenario harness, or (for what a linker will not make quickly —
 //! 10 000 NEEDED entries, a 20 000-character RUNPATH, DF_1_NODEFLIB, another machine) written by
 //! `tiny_elf` below, a minimal but well-formed ELF64 shared object.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
@@ -694,4 +695,44 @@ fn preloads_and_the_command_line() {
     assert_eq!(out.status, 2);
     let out = run_gpuenv(root.path(), &BTreeMap::new(), &["ldd", "/nope"]);
     assert_eq!(out.status, 2);
+}
+
+#[test]
+fn hostile_names_give_results_not_panics() {
+    let root = build(Vec::new());
+    let needed: Vec<String> = [
+        "",
+        "/",
+        "..",
+        "../../../../etc/passwd",
+        "$ORIGIN",
+        "${ORIGIN",
+        "$LIB/$PLATFORM/x.so",
+        "lib\u{1}.so",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(std::iter::once("l".repeat(5000)))
+    .collect();
+    write(
+        &root,
+        "/app/libapp.so",
+        &tiny_elf(
+            62,
+            Some("libapp.so"),
+            &needed,
+            Some("::$ORIGIN/..:/proc/self/fd"),
+            None,
+            0,
+        ),
+    );
+    write(&root, "/etc/passwd", b"root:x:0:0::/root:/bin/sh\n");
+    let s = sim(
+        &root,
+        &[("LD_LIBRARY_PATH", ";;:$ORIGIN:/")],
+        "/app/libapp.so",
+    );
+    assert_eq!(s.missing().len(), needed.len());
+    let out = run_gpuenv(root.path(), &BTreeMap::new(), &["ldd", "/app/libapp.so"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
 }

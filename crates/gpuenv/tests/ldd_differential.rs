@@ -9,6 +9,7 @@
 //! `MAX_FILES`, 64-bit x86-64 ELF with at least one `DT_NEEDED`; `ldd` runs with an empty
 //! environment (no `LD_LIBRARY_PATH`, no `LD_PRELOAD`), and the simulation gets the same (and no
 //! dlopen edges, which `ldd` cannot see). Runtime: ~1 500 files, two threads, a few seconds.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::fs;
@@ -109,9 +110,11 @@ fn compare(root: &SystemRoot, file: &str, llp: Option<&str>) -> Option<Outcome> 
     let mut edges = 0usize;
     for (name, path) in &ldd {
         edges += 1;
-        let theirs = path
-            .as_ref()
-            .map(|p| fs::canonicalize(p).map(|c| c.display().to_string()).unwrap_or(p.clone()));
+        let theirs = path.as_ref().map(|p| {
+            fs::canonicalize(p)
+                .map(|c| c.display().to_string())
+                .unwrap_or(p.clone())
+        });
         let entry = ours.get(name.as_str()).copied().flatten();
         if entry.map(|(_, raw)| raw) == path.as_deref() {
             same_raw_path += 1;
@@ -161,7 +164,10 @@ fn resolution_matches_the_real_loader() {
     files.dedup();
     files.truncate(MAX_FILES);
     let root = SystemRoot::new(Path::new("/")).unwrap();
-    let halves: Vec<Vec<String>> = files.chunks(files.len().div_ceil(2).max(1)).map(|c| c.to_vec()).collect();
+    let halves: Vec<Vec<String>> = files
+        .chunks(files.len().div_ceil(2).max(1))
+        .map(|c| c.to_vec())
+        .collect();
     let results: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = halves
             .iter()
@@ -182,8 +188,14 @@ fn resolution_matches_the_real_loader() {
     });
     let compared_files = results.len();
     let edges: usize = results.iter().map(|r| r.edges).sum();
-    let bad: Vec<&String> = results.iter().flat_map(|r| r.disagreements.iter()).collect();
-    let files_with_bad = results.iter().filter(|r| !r.disagreements.is_empty()).count();
+    let bad: Vec<&String> = results
+        .iter()
+        .flat_map(|r| r.disagreements.iter())
+        .collect();
+    let files_with_bad = results
+        .iter()
+        .filter(|r| !r.disagreements.is_empty())
+        .count();
     for d in &bad {
         println!("DISAGREE {d}");
     }
@@ -208,8 +220,15 @@ fn resolution_matches_the_real_loader() {
         results.iter().any(|r| r.file.contains("x86_64-linux-gnu")),
         "no shared library was compared"
     );
-    assert!(rate >= 0.99, "agreement {:.3} % is below 99 %", rate * 100.0);
-    assert!(raw as f64 >= 0.99 * edges as f64, "unresolved paths agree for only {raw} of {edges}");
+    assert!(
+        rate >= 0.99,
+        "agreement {:.3} % is below 99 %",
+        rate * 100.0
+    );
+    assert!(
+        raw as f64 >= 0.99 * edges as f64,
+        "unresolved paths agree for only {raw} of {edges}"
+    );
 }
 
 /// The same comparison with `LD_LIBRARY_PATH` set (a directory that shadows some system
@@ -234,14 +253,22 @@ fn resolution_matches_the_real_loader_with_ld_library_path() {
             .filter_map(|e| e.path().to_str().map(str::to_string))
             .collect();
         names.sort();
-        files.extend(names.into_iter().filter(|n| {
-            n.contains("cu") || n.contains("nvidia") || n.starts_with("/usr/bin/a")
-        }));
+        files.extend(
+            names.into_iter().filter(|n| {
+                n.contains("cu") || n.contains("nvidia") || n.starts_with("/usr/bin/a")
+            }),
+        );
     }
     let root = SystemRoot::new(Path::new("/")).unwrap();
-    let results: Vec<Outcome> = files.iter().filter_map(|f| compare(&root, f, Some(llp))).collect();
+    let results: Vec<Outcome> = files
+        .iter()
+        .filter_map(|f| compare(&root, f, Some(llp)))
+        .collect();
     let edges: usize = results.iter().map(|r| r.edges).sum();
-    let bad: Vec<&String> = results.iter().flat_map(|r| r.disagreements.iter()).collect();
+    let bad: Vec<&String> = results
+        .iter()
+        .flat_map(|r| r.disagreements.iter())
+        .collect();
     for d in &bad {
         println!("DISAGREE {d}");
     }
@@ -250,5 +277,9 @@ fn resolution_matches_the_real_loader_with_ld_library_path() {
         results.len(),
         bad.len()
     );
-    assert!(bad.len() * 100 <= edges, "{} of {edges} edges disagree", bad.len());
+    assert!(
+        bad.len() * 100 <= edges,
+        "{} of {edges} edges disagree",
+        bad.len()
+    );
 }

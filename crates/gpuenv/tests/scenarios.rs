@@ -45,7 +45,10 @@ fn scenarios_match_their_expectations() {
         let scenario = Scenario::load(&path);
         let root = FakeRoot::build(&scenario);
         let extra: Vec<&str> = scenario.args.iter().map(String::as_str).collect();
-        let json_args: Vec<&str> = ["doctor", "--format", "json"].into_iter().chain(extra.iter().copied()).collect();
+        let json_args: Vec<&str> = ["doctor", "--format", "json"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
         let json = run_gpuenv(root.path(), &scenario.env, &json_args);
         let ids = finding_ids(&json.stdout);
         for id in &scenario.expect.fires {
@@ -66,7 +69,10 @@ fn scenarios_match_their_expectations() {
                 json.status, scenario.expect.exit, json.stderr
             ));
         }
-        let human_args: Vec<&str> = ["doctor", "--color", "never"].into_iter().chain(extra.iter().copied()).collect();
+        let human_args: Vec<&str> = ["doctor", "--color", "never"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
         let human = run_gpuenv(root.path(), &scenario.env, &human_args);
         let text = human
             .stdout

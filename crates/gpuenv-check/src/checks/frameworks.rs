@@ -14,8 +14,8 @@ use crate::checks::python::pip_of;
 use crate::context::Context;
 use crate::finding::{
     Finding, Severity, APPLICATION_BACKEND_MISSING, COMPANION_VERSION_MISMATCH,
-    FRAMEWORK_CUDNN_MISMATCH, FRAMEWORK_LACKS_GPU_ARCH, FRAMEWORK_NEEDS_NEWER_DRIVER,
-    JAX_CPU_ONLY, NUMPY_ABI_MISMATCH, PYTHON_UNSUPPORTED, TENSORFLOW_CPU_ONLY, TORCH_CPU_ONLY,
+    FRAMEWORK_CUDNN_MISMATCH, FRAMEWORK_LACKS_GPU_ARCH, FRAMEWORK_NEEDS_NEWER_DRIVER, JAX_CPU_ONLY,
+    NUMPY_ABI_MISMATCH, PYTHON_UNSUPPORTED, TENSORFLOW_CPU_ONLY, TORCH_CPU_ONLY,
 };
 
 /// `2.1.0+cu121` -> (`2.1.0` as a version, `Some("cu121")`).
@@ -78,7 +78,9 @@ pub fn cpu_only_builds(cx: &Context, out: &mut Vec<Finding>) {
             if t.cuda.is_none() && t.hip.is_none() {
                 let (public, _) = split_local(&t.version.value);
                 let variant = public.as_ref().and_then(|p| best_cuda_variant(cx, p));
-                let version = public.map(|p| p.to_string()).unwrap_or_else(|| t.version.value.clone());
+                let version = public
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|| t.version.value.clone());
                 out.push(
                     Finding::new(&TORCH_CPU_ONLY, Severity::Error, format!("torch {} in environment {} is a CPU-only build", t.version.value, e.name))
                         .in_environment(&e.prefix)
@@ -89,29 +91,56 @@ pub fn cpu_only_builds(cx: &Context, out: &mut Vec<Finding>) {
             }
         }
         let tf_cpu_dist = dist(e, "tensorflow-cpu");
-        let tf_cpu_build = e.frameworks.tensorflow.as_ref().filter(|t| t.is_cuda_build == Some(false));
+        let tf_cpu_build = e
+            .frameworks
+            .tensorflow
+            .as_ref()
+            .filter(|t| t.is_cuda_build == Some(false));
         if tf_cpu_dist.is_some() || tf_cpu_build.is_some() {
-            let mut f = Finding::new(&TENSORFLOW_CPU_ONLY, Severity::Error, format!("TensorFlow in environment {} is built without CUDA", e.name))
-                .in_environment(&e.prefix);
+            let mut f = Finding::new(
+                &TENSORFLOW_CPU_ONLY,
+                Severity::Error,
+                format!("TensorFlow in environment {} is built without CUDA", e.name),
+            )
+            .in_environment(&e.prefix);
             if let Some(d) = tf_cpu_dist {
-                f = f.evidence(format!("{} {} is installed ({})", d.name, d.version, d.metadata_dir));
+                f = f.evidence(format!(
+                    "{} {} is installed ({})",
+                    d.name, d.version, d.metadata_dir
+                ));
             }
             if let Some(t) = tf_cpu_build {
                 f = f.evidence(format!("{} says is_cuda_build = False", t.source));
             }
-            out.push(f.fix(format!("{} install 'tensorflow[and-cuda]'   # Linux; uninstall tensorflow-cpu first", pip_of(e))));
+            out.push(f.fix(format!(
+                "{} install 'tensorflow[and-cuda]'   # Linux; uninstall tensorflow-cpu first",
+                pip_of(e)
+            )));
         }
         let jaxlib = dist(e, "jaxlib");
-        let plugin = e.distributions.iter().any(|d| d.key.starts_with("jax-cuda") && d.key.ends_with("-plugin"));
+        let plugin = e
+            .distributions
+            .iter()
+            .any(|d| d.key.starts_with("jax-cuda") && d.key.ends_with("-plugin"));
         if let Some(jl) = jaxlib {
             let monolithic_cuda = jl.version.contains("+cuda");
             if !plugin && !monolithic_cuda {
                 out.push(
-                    Finding::new(&JAX_CPU_ONLY, Severity::Error, format!("JAX in environment {} has no CUDA plugin", e.name))
-                        .in_environment(&e.prefix)
-                        .evidence(format!("jaxlib {} is installed without jax-cuda12-plugin or jax-cuda13-plugin", jl.version))
-                        .evidence("jax.devices() lists only the CPU")
-                        .fix(format!("{} install -U 'jax[cuda12]'   # or jax[cuda13] on a driver >= 580", pip_of(e))),
+                    Finding::new(
+                        &JAX_CPU_ONLY,
+                        Severity::Error,
+                        format!("JAX in environment {} has no CUDA plugin", e.name),
+                    )
+                    .in_environment(&e.prefix)
+                    .evidence(format!(
+                        "jaxlib {} is installed without jax-cuda12-plugin or jax-cuda13-plugin",
+                        jl.version
+                    ))
+                    .evidence("jax.devices() lists only the CPU")
+                    .fix(format!(
+                        "{} install -U 'jax[cuda12]'   # or jax[cuda13] on a driver >= 580",
+                        pip_of(e)
+                    )),
                 );
             }
         }
@@ -124,18 +153,51 @@ pub fn framework_needs_newer_driver(cx: &Context, out: &mut Vec<Finding>) {
     for e in cx.full_environments() {
         let mut builds: Vec<(CudaVersion, String)> = Vec::new();
         if let Some(t) = &e.frameworks.torch {
-            if let Some(c) = t.cuda.as_deref().and_then(|c| CudaVersion::from_str(c).ok()) {
-                builds.push((c, format!("torch {} is built for CUDA {c} ({})", t.version.value, t.version.source)));
+            if let Some(c) = t
+                .cuda
+                .as_deref()
+                .and_then(|c| CudaVersion::from_str(c).ok())
+            {
+                builds.push((
+                    c,
+                    format!(
+                        "torch {} is built for CUDA {c} ({})",
+                        t.version.value, t.version.source
+                    ),
+                ));
             }
         }
         if let Some(tf) = &e.frameworks.tensorflow {
-            if let Some(c) = tf.cuda_version.as_deref().and_then(|c| CudaVersion::from_str(c).ok()) {
-                builds.push((c, format!("tensorflow {} is built for CUDA {c} ({})", tf.version, tf.source)));
+            if let Some(c) = tf
+                .cuda_version
+                .as_deref()
+                .and_then(|c| CudaVersion::from_str(c).ok())
+            {
+                builds.push((
+                    c,
+                    format!(
+                        "tensorflow {} is built for CUDA {c} ({})",
+                        tf.version, tf.source
+                    ),
+                ));
             }
         }
-        for d in e.distributions.iter().filter(|d| d.key.starts_with("jax-cuda") && d.key.ends_with("-plugin")) {
+        for d in e
+            .distributions
+            .iter()
+            .filter(|d| d.key.starts_with("jax-cuda") && d.key.ends_with("-plugin"))
+        {
             if let Some(p) = cx.kb.frameworks.jax_plugin(&d.key) {
-                builds.push((p.cuda_min, format!("{} {} needs CUDA >= {} [{}]", d.name, d.version, p.cuda_min, p.sources.join(", "))));
+                builds.push((
+                    p.cuda_min,
+                    format!(
+                        "{} {} needs CUDA >= {} [{}]",
+                        d.name,
+                        d.version,
+                        p.cuda_min,
+                        p.sources.join(", ")
+                    ),
+                ));
             }
         }
         for (cuda, carrier) in builds {
@@ -155,8 +217,15 @@ enum ArchFit {
 
 /// SASS for the same major with a minor no newer than the GPU's runs natively; otherwise PTX for
 /// an architecture no newer than the GPU's can be JIT-compiled (nvidia-facts.md 6b).
-fn arch_fit(cc: ComputeCapability, sass: &[ComputeCapability], ptx: &[ComputeCapability]) -> ArchFit {
-    if sass.iter().any(|s| s.major == cc.major && s.minor <= cc.minor) {
+fn arch_fit(
+    cc: ComputeCapability,
+    sass: &[ComputeCapability],
+    ptx: &[ComputeCapability],
+) -> ArchFit {
+    if sass
+        .iter()
+        .any(|s| s.major == cc.major && s.minor <= cc.minor)
+    {
         return ArchFit::Native;
     }
     match ptx.iter().filter(|p| **p <= cc).max() {
@@ -174,11 +243,21 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
         return;
     }
     for e in cx.full_environments() {
-        let mut builds: Vec<(String, Vec<ComputeCapability>, Vec<ComputeCapability>, String)> = Vec::new();
+        let mut builds: Vec<(
+            String,
+            Vec<ComputeCapability>,
+            Vec<ComputeCapability>,
+            String,
+        )> = Vec::new();
         if let Some(t) = e.frameworks.torch.as_ref().filter(|t| t.cuda.is_some()) {
             let (public, _) = split_local(&t.version.value);
             if let (Some(public), Some(variant)) = (public, torch_variant_name(cx, t)) {
-                if let Some(v) = cx.kb.frameworks.torch_variant(&public, &variant).filter(|v| !v.sass().is_empty()) {
+                if let Some(v) = cx
+                    .kb
+                    .frameworks
+                    .torch_variant(&public, &variant)
+                    .filter(|v| !v.sass().is_empty())
+                {
                     let rows = v.arch.map(|a| a.sources.join(", ")).unwrap_or_default();
                     let confirmed = if v.confirmed() { "" } else { "; not confirmed" };
                     builds.push((
@@ -190,19 +269,32 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
                 }
             }
         }
-        if let Some(tf) = e.frameworks.tensorflow.as_ref().filter(|t| !t.compute_capabilities.is_empty()) {
+        if let Some(tf) = e
+            .frameworks
+            .tensorflow
+            .as_ref()
+            .filter(|t| !t.compute_capabilities.is_empty())
+        {
             let mut sass = Vec::new();
             let mut ptx = Vec::new();
             for a in &tf.compute_capabilities {
                 if let Ok(cc) = ComputeCapability::from_str(a) {
-                    if a.starts_with("compute_") { ptx.push(cc) } else { sass.push(cc) }
+                    if a.starts_with("compute_") {
+                        ptx.push(cc)
+                    } else {
+                        sass.push(cc)
+                    }
                 }
             }
             builds.push((
                 format!("tensorflow {}", tf.version),
                 sass,
                 ptx,
-                format!("{} lists cuda_compute_capabilities {}", tf.source, tf.compute_capabilities.join(", ")),
+                format!(
+                    "{} lists cuda_compute_capabilities {}",
+                    tf.source,
+                    tf.compute_capabilities.join(", ")
+                ),
             ));
         }
         for (what, sass, ptx, evidence) in builds {
@@ -212,7 +304,7 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
                     ArchFit::Native => continue,
                     ArchFit::PtxOnly(p) => (
                         Severity::Warning,
-                        format!("{what} has no {} code for {}: it runs only through PTX JIT from {}", cc.sm(), g.label, format!("compute_{}{}", p.major, p.minor)),
+                        format!("{what} has no {} code for {}: it runs only through PTX JIT from compute_{}{}", cc.sm(), g.label, p.major, p.minor),
                     ),
                     ArchFit::None => (
                         Severity::Error,
@@ -236,7 +328,10 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
 
 fn list(sass: &[ComputeCapability], ptx: &[ComputeCapability]) -> String {
     let mut items: Vec<String> = sass.iter().map(|c| c.sm()).collect();
-    items.extend(ptx.iter().map(|c| format!("compute_{}{}", c.major, c.minor)));
+    items.extend(
+        ptx.iter()
+            .map(|c| format!("compute_{}{}", c.major, c.minor)),
+    );
     items.join(" ")
 }
 
@@ -246,19 +341,41 @@ fn list(sass: &[ComputeCapability], ptx: &[ComputeCapability]) -> String {
 pub fn framework_cudnn_mismatch(cx: &Context, out: &mut Vec<Finding>) {
     for e in cx.full_environments() {
         if let Some(t) = &e.frameworks.torch {
-            for (name, spec) in t.cuda_pins.iter().filter(|(n, _)| n.starts_with("nvidia-cudnn-cu")) {
-                let Some(pinned) = spec.trim().strip_prefix("==").and_then(|v| v.trim().parse::<Version>().ok()) else { continue };
-                let Some(installed) = dist(e, name) else { continue };
-                let Ok(have) = installed.version.parse::<Version>() else { continue };
+            for (name, spec) in t
+                .cuda_pins
+                .iter()
+                .filter(|(n, _)| n.starts_with("nvidia-cudnn-cu"))
+            {
+                let Some(pinned) = spec
+                    .trim()
+                    .strip_prefix("==")
+                    .and_then(|v| v.trim().parse::<Version>().ok())
+                else {
+                    continue;
+                };
+                let Some(installed) = dist(e, name) else {
+                    continue;
+                };
+                let Ok(have) = installed.version.parse::<Version>() else {
+                    continue;
+                };
                 if have == pinned {
                     continue;
                 }
-                let rejected = have.major() != pinned.major() || (have.major(), have.minor()) < (pinned.major(), pinned.minor());
-                let severity = if rejected { Severity::Error } else { Severity::Warning };
+                let rejected = have.major() != pinned.major()
+                    || (have.major(), have.minor()) < (pinned.major(), pinned.minor());
+                let severity = if rejected {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
                 let title = if rejected {
                     format!("torch {} needs cuDNN {pinned} but {name} {have} is installed: torch rejects it", t.version.value)
                 } else {
-                    format!("{name} {have} drifted from the {pinned} torch {} pins", t.version.value)
+                    format!(
+                        "{name} {have} drifted from the {pinned} torch {} pins",
+                        t.version.value
+                    )
                 };
                 out.push(
                     Finding::new(&FRAMEWORK_CUDNN_MISMATCH, severity, title)
@@ -271,9 +388,22 @@ pub fn framework_cudnn_mismatch(cx: &Context, out: &mut Vec<Finding>) {
             }
         }
         if let Some(tf) = &e.frameworks.tensorflow {
-            let Some(major) = tf.cudnn_version.as_deref().and_then(|v| v.split('.').next()).and_then(|m| m.parse::<u32>().ok()) else { continue };
-            for d in e.distributions.iter().filter(|d| d.key.starts_with("nvidia-cudnn-cu")) {
-                let Ok(have) = d.version.parse::<Version>() else { continue };
+            let Some(major) = tf
+                .cudnn_version
+                .as_deref()
+                .and_then(|v| v.split('.').next())
+                .and_then(|m| m.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            for d in e
+                .distributions
+                .iter()
+                .filter(|d| d.key.starts_with("nvidia-cudnn-cu"))
+            {
+                let Ok(have) = d.version.parse::<Version>() else {
+                    continue;
+                };
                 if have.major() == major {
                     continue;
                 }
@@ -295,7 +425,9 @@ pub fn companion_version_mismatch(cx: &Context, out: &mut Vec<Finding>) {
     for e in cx.full_environments() {
         let torch = dist(e, "torch");
         for key in ["torchvision", "torchaudio"] {
-            let (Some(t), Some(c)) = (torch, dist(e, key)) else { continue };
+            let (Some(t), Some(c)) = (torch, dist(e, key)) else {
+                continue;
+            };
             let (t_public, t_local) = split_local(&t.version);
             let (c_public, c_local) = split_local(&c.version);
             let mut problems = Vec::new();
@@ -319,8 +451,15 @@ pub fn companion_version_mismatch(cx: &Context, out: &mut Vec<Finding>) {
             if problems.is_empty() {
                 continue;
             }
-            let mut f = Finding::new(&COMPANION_VERSION_MISMATCH, Severity::Error, format!("{key} {} does not match torch {} in environment {}", c.version, t.version, e.name))
-                .in_environment(&e.prefix);
+            let mut f = Finding::new(
+                &COMPANION_VERSION_MISMATCH,
+                Severity::Error,
+                format!(
+                    "{key} {} does not match torch {} in environment {}",
+                    c.version, t.version, e.name
+                ),
+            )
+            .in_environment(&e.prefix);
             for p in problems {
                 f = f.evidence(p);
             }
@@ -336,23 +475,37 @@ pub fn companion_version_mismatch(cx: &Context, out: &mut Vec<Finding>) {
                 })
                 .unwrap_or_default();
             let fix = match (matching.last(), t_local) {
-                (Some(v), Some(l)) => format!("{} install '{key}=={v}' --index-url https://download.pytorch.org/whl/{l}", pip_of(e)),
+                (Some(v), Some(l)) => format!(
+                    "{} install '{key}=={v}' --index-url https://download.pytorch.org/whl/{l}",
+                    pip_of(e)
+                ),
                 (Some(v), None) => format!("{} install '{key}=={v}'", pip_of(e)),
-                (None, _) => format!("{} install --upgrade torch {key}   # from one index, in one command", pip_of(e)),
+                (None, _) => format!(
+                    "{} install --upgrade torch {key}   # from one index, in one command",
+                    pip_of(e)
+                ),
             };
             out.push(f.fix(fix));
         }
         // JAX: the CUDA plugins must carry jaxlib's exact version, and only one CUDA major.
-        let Some(jaxlib) = dist(e, "jaxlib") else { continue };
+        let Some(jaxlib) = dist(e, "jaxlib") else {
+            continue;
+        };
         let plugins: Vec<&PythonDistribution> = e
             .distributions
             .iter()
-            .filter(|d| d.key.starts_with("jax-cuda") && (d.key.ends_with("-plugin") || d.key.ends_with("-pjrt")))
+            .filter(|d| {
+                d.key.starts_with("jax-cuda")
+                    && (d.key.ends_with("-plugin") || d.key.ends_with("-pjrt"))
+            })
             .collect();
         let mut problems = Vec::new();
         for p in &plugins {
             if split_local(&p.version).0 != split_local(&jaxlib.version).0 {
-                problems.push(format!("{} {} but jaxlib {}: the plugin must carry jaxlib's version", p.name, p.version, jaxlib.version));
+                problems.push(format!(
+                    "{} {} but jaxlib {}: the plugin must carry jaxlib's version",
+                    p.name, p.version, jaxlib.version
+                ));
             }
         }
         let majors: Vec<&str> = plugins
@@ -361,17 +514,30 @@ pub fn companion_version_mismatch(cx: &Context, out: &mut Vec<Finding>) {
             .map(|p| p.key.as_str())
             .collect();
         if majors.len() > 1 {
-            problems.push(format!("several CUDA plugins are installed: {}", majors.join(", ")));
+            problems.push(format!(
+                "several CUDA plugins are installed: {}",
+                majors.join(", ")
+            ));
         }
         if problems.is_empty() {
             continue;
         }
-        let mut f = Finding::new(&COMPANION_VERSION_MISMATCH, Severity::Error, format!("jaxlib and its CUDA plugins are out of step in environment {}", e.name))
-            .in_environment(&e.prefix);
+        let mut f = Finding::new(
+            &COMPANION_VERSION_MISMATCH,
+            Severity::Error,
+            format!(
+                "jaxlib and its CUDA plugins are out of step in environment {}",
+                e.name
+            ),
+        )
+        .in_environment(&e.prefix);
         for p in problems {
             f = f.evidence(p);
         }
-        out.push(f.fix(format!("{} install -U 'jax[cuda12]'   # one command pins jax, jaxlib and the plugin together", pip_of(e))));
+        out.push(f.fix(format!(
+            "{} install -U 'jax[cuda12]'   # one command pins jax, jaxlib and the plugin together",
+            pip_of(e)
+        )));
     }
 }
 
@@ -379,18 +545,37 @@ pub fn companion_version_mismatch(cx: &Context, out: &mut Vec<Finding>) {
 /// publishes wheels for (a venv whose Python was upgraded, a conda env pinned differently).
 pub fn python_unsupported(cx: &Context, out: &mut Vec<Finding>) {
     for e in cx.full_environments() {
-        let Some(python) = e.python_version.as_ref().map(|v| v.value.clone()) else { continue };
-        let mut checks: Vec<(String, gpuenv_kb::frameworks::spec::PythonRange, String)> = Vec::new();
+        let Some(python) = e.python_version.as_ref().map(|v| v.value.clone()) else {
+            continue;
+        };
+        let mut checks: Vec<(String, gpuenv_kb::frameworks::spec::PythonRange, String)> =
+            Vec::new();
         if let Some(t) = &e.frameworks.torch {
             if let Some(public) = split_local(&t.version.value).0 {
-                if let (Some(range), Some(rel)) = (cx.kb.frameworks.torch_python(&public), cx.kb.frameworks.torch_release(&public)) {
-                    checks.push((format!("torch {}", t.version.value), range, rel.sources.join(", ")));
+                if let (Some(range), Some(rel)) = (
+                    cx.kb.frameworks.torch_python(&public),
+                    cx.kb.frameworks.torch_release(&public),
+                ) {
+                    checks.push((
+                        format!("torch {}", t.version.value),
+                        range,
+                        rel.sources.join(", "),
+                    ));
                 }
             }
         }
         if let Some(tf) = dist(e, "tensorflow") {
-            if let Some(row) = tf.version.parse::<Version>().ok().and_then(|v| cx.kb.frameworks.tensorflow(&v)) {
-                checks.push((format!("tensorflow {}", tf.version), row.python(), row.sources.join(", ")));
+            if let Some(row) = tf
+                .version
+                .parse::<Version>()
+                .ok()
+                .and_then(|v| cx.kb.frameworks.tensorflow(&v))
+            {
+                checks.push((
+                    format!("tensorflow {}", tf.version),
+                    row.python(),
+                    row.sources.join(", "),
+                ));
             }
         }
         for (what, range, sources) in checks {
@@ -421,26 +606,51 @@ pub fn python_unsupported(cx: &Context, out: &mut Vec<Finding>) {
 pub fn application_backend_missing(cx: &Context, out: &mut Vec<Finding>) {
     use gpuenv_kb::frameworks::rows::DlcBackend;
     for e in cx.full_environments() {
-        let Some(dlc) = dist(e, "deeplabcut") else { continue };
-        let Ok(version) = split_local(&dlc.version).0.ok_or(()) else { continue };
-        let backend = cx.kb.frameworks.deeplabcut_backend(&version).or(match version.major() {
-            2 => Some(DlcBackend::Tensorflow),
-            3 => Some(DlcBackend::Pytorch),
-            _ => None,
-        });
+        let Some(dlc) = dist(e, "deeplabcut") else {
+            continue;
+        };
+        let Ok(version) = split_local(&dlc.version).0.ok_or(()) else {
+            continue;
+        };
+        let backend = cx
+            .kb
+            .frameworks
+            .deeplabcut_backend(&version)
+            .or(match version.major() {
+                2 => Some(DlcBackend::Tensorflow),
+                3 => Some(DlcBackend::Pytorch),
+                _ => None,
+            });
         let problem = match backend {
             Some(DlcBackend::Pytorch) => match &e.frameworks.torch {
-                None if dist(e, "torch").is_none() => Some(("PyTorch is not installed".to_string(), format!("{} install torch torchvision", pip_of(e)))),
+                None if dist(e, "torch").is_none() => Some((
+                    "PyTorch is not installed".to_string(),
+                    format!("{} install torch torchvision", pip_of(e)),
+                )),
                 Some(t) if t.cuda.is_none() && t.hip.is_none() && cx.has_nvidia_gpu() => Some((
                     format!("torch {} is a CPU-only build", t.version.value),
-                    torch_reinstall(e, &split_local(&t.version.value).0.map(|v| v.to_string()).unwrap_or_default(), None),
+                    torch_reinstall(
+                        e,
+                        &split_local(&t.version.value)
+                            .0
+                            .map(|v| v.to_string())
+                            .unwrap_or_default(),
+                        None,
+                    ),
                 )),
                 _ => None,
             },
-            Some(DlcBackend::Tensorflow) if dist(e, "tensorflow").is_none() && dist(e, "tensorflow-cpu").is_none() => Some((
-                "TensorFlow is not installed".to_string(),
-                format!("{} install 'deeplabcut[tf]'   # or the TensorFlow release its setup pins", pip_of(e)),
-            )),
+            Some(DlcBackend::Tensorflow)
+                if dist(e, "tensorflow").is_none() && dist(e, "tensorflow-cpu").is_none() =>
+            {
+                Some((
+                    "TensorFlow is not installed".to_string(),
+                    format!(
+                        "{} install 'deeplabcut[tf]'   # or the TensorFlow release its setup pins",
+                        pip_of(e)
+                    ),
+                ))
+            }
             _ => None,
         };
         let Some((why, fix)) = problem else { continue };
@@ -449,11 +659,21 @@ pub fn application_backend_missing(cx: &Context, out: &mut Vec<Finding>) {
             _ => "TensorFlow",
         };
         out.push(
-            Finding::new(&APPLICATION_BACKEND_MISSING, Severity::Error, format!("DeepLabCut {} needs {needs}: {why} in environment {}", dlc.version, e.name))
-                .in_environment(&e.prefix)
-                .evidence(format!("deeplabcut {} ({})", dlc.version, dlc.metadata_dir))
-                .evidence(format!("DeepLabCut {}.x runs on {needs} (knowledge base deeplabcut table)", version.major()))
-                .fix(fix),
+            Finding::new(
+                &APPLICATION_BACKEND_MISSING,
+                Severity::Error,
+                format!(
+                    "DeepLabCut {} needs {needs}: {why} in environment {}",
+                    dlc.version, e.name
+                ),
+            )
+            .in_environment(&e.prefix)
+            .evidence(format!("deeplabcut {} ({})", dlc.version, dlc.metadata_dir))
+            .evidence(format!(
+                "DeepLabCut {}.x runs on {needs} (knowledge base deeplabcut table)",
+                version.major()
+            ))
+            .fix(fix),
         );
     }
 }
@@ -462,19 +682,31 @@ pub fn application_backend_missing(cx: &Context, out: &mut Vec<Finding>) {
 /// that was compiled using NumPy 1.x cannot be run in NumPy 2.x"); `pip check` sees nothing.
 pub fn numpy_abi_mismatch(cx: &Context, out: &mut Vec<Finding>) {
     for e in cx.full_environments() {
-        let Some(numpy) = dist(e, "numpy") else { continue };
-        let Ok(np) = numpy.version.parse::<Version>() else { continue };
+        let Some(numpy) = dist(e, "numpy") else {
+            continue;
+        };
+        let Ok(np) = numpy.version.parse::<Version>() else {
+            continue;
+        };
         if np.major() < 2 {
             continue;
         }
         for row in &cx.kb.frameworks.conflicts {
             for floor in &row.numpy2_floor {
-                let Some(d) = dist(e, &floor.distribution) else { continue };
-                let Some(v) = split_local(&d.version).0 else { continue };
+                let Some(d) = dist(e, &floor.distribution) else {
+                    continue;
+                };
+                let Some(v) = split_local(&d.version).0 else {
+                    continue;
+                };
                 if v >= floor.first {
                     continue;
                 }
-                let severity = if floor.confirmed { Severity::Error } else { Severity::Warning };
+                let severity = if floor.confirmed {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
                 out.push(
                     Finding::new(
                         &NUMPY_ABI_MISMATCH,

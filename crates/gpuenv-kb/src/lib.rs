@@ -44,6 +44,23 @@ const BUILTIN_DOCUMENTS: &[(&str, &str)] = &[
 
 const BUILTIN_GPUS: &str = include_str!("../data/gpus.tsv");
 
+/// The built-in knowledge base's date and source count without parsing its tables (for
+/// `gpuenv --version`, which every run's argument parser builds).
+pub fn builtin_summary() -> (String, usize) {
+    let as_of = BUILTIN_DOCUMENTS
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .find_map(|l| l.strip_prefix("as_of = "))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .unwrap_or_default();
+    let sources = BUILTIN_DOCUMENTS
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter(|l| l.trim() == "[[source]]")
+        .count();
+    (as_of, sources)
+}
+
 /// Why a knowledge-base document could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {

@@ -253,3 +253,9 @@ fn gpu_table_defines_source(id: &str) -> bool {
         .take_while(|l| l.starts_with('#'))
         .any(|l| l.contains(id))
 }
+
+#[test]
+fn builtin_summary_agrees_with_the_loaded_knowledge_base() {
+    let kb = kb();
+    assert_eq!(builtin_summary(), (kb.as_of.clone(), kb.source_count()));
+}

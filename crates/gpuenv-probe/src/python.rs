@@ -4,7 +4,7 @@
 //! directory, and those named with `--python` — then, for each, its Python version, site-packages,
 //! distributions (dist-info, egg-info, conda-meta) and the framework builds in it, from files.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use gpuenv_facts::{
     CondaPackage, Executable, FileConflict, FrameworkFacts, OpencvBuild, PythonDistribution,
@@ -499,8 +499,8 @@ fn site_packages(root: &SystemRoot, prefix: &str, version: Option<&Version>) -> 
 /// framework files are read.
 fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
     e.full = full;
-    // path -> (distribution, hash) for every file a RECORD lists (full reads only).
-    let mut files: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    // Every distribution's RECORD (full reads only), for the file-conflict map.
+    let mut records: Vec<(String, String)> = Vec::new();
     for site in e.site_packages.clone() {
         let Ok(listing) = root.read_dir(&site) else {
             e.errors.push(format!("{site}: cannot list"));
@@ -535,13 +535,8 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
             if wanted {
                 read_distribution(root, &mut dist, e, record.as_deref());
             }
-            if let Some(text) = &record {
-                for (path, hash) in gpuenv_python::record_entries(text) {
-                    files
-                        .entry(path)
-                        .or_default()
-                        .push((dist.name.clone(), hash));
-                }
+            if let Some(text) = record {
+                records.push((dist.name.clone(), text));
             }
             e.distributions.push(dist);
         }
@@ -549,7 +544,7 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
     }
     e.distributions
         .sort_by(|a, b| a.key.cmp(&b.key).then(a.metadata_dir.cmp(&b.metadata_dir)));
-    e.file_conflicts = file_conflicts(files);
+    e.file_conflicts = file_conflicts(&records);
     for d in &e.distributions {
         if KEY_DISTRIBUTIONS.contains(&d.key.as_str()) {
             e.frameworks
@@ -772,19 +767,25 @@ fn torch_cuda_pins(dists: &[PythonDistribution]) -> BTreeMap<String, String> {
 }
 
 /// Groups files that several distributions installed with different hashes by top-level name.
-fn file_conflicts(files: BTreeMap<String, Vec<(String, String)>>) -> Vec<FileConflict> {
+/// `records` holds each distribution's name and RECORD text; the map borrows from them, so tens
+/// of thousands of entries cost no copies.
+fn file_conflicts(records: &[(String, String)]) -> Vec<FileConflict> {
+    let entries: usize = records.iter().map(|(_, t)| t.len() / 64).sum();
+    let mut first: HashMap<&str, (usize, &str)> = HashMap::with_capacity(entries);
     let mut groups: BTreeMap<(String, Vec<String>), (usize, String)> = BTreeMap::new();
-    for (path, owners) in files {
-        let mut dists: Vec<String> = owners.iter().map(|(d, _)| d.clone()).collect();
-        dists.sort();
-        dists.dedup();
-        let hashes: BTreeSet<&str> = owners.iter().map(|(_, h)| h.as_str()).collect();
-        if dists.len() < 2 || hashes.len() < 2 {
-            continue;
+    for (owner, (_, text)) in records.iter().enumerate() {
+        for (path, hash) in gpuenv_python::metadata::record_entries_iter(text) {
+            let (other, other_hash) = *first.entry(path).or_insert((owner, hash));
+            if other == owner || other_hash == hash {
+                continue;
+            }
+            let mut dists = vec![records[other].0.clone(), records[owner].0.clone()];
+            dists.sort();
+            dists.dedup();
+            let top = path.split('/').next().unwrap_or(path).to_string();
+            let entry = groups.entry((top, dists)).or_insert((0, path.to_string()));
+            entry.0 += 1;
         }
-        let top = path.split('/').next().unwrap_or(&path).to_string();
-        let entry = groups.entry((top, dists)).or_insert((0, path.clone()));
-        entry.0 += 1;
     }
     groups
         .into_iter()

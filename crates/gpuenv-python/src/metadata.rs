@@ -95,27 +95,28 @@ pub fn top_level_from_record(text: &str) -> Vec<String> {
 /// The `(path, hash)` pairs of a `RECORD` whose files another distribution could overwrite:
 /// entries with a hash, outside metadata and byte-code directories and outside the prefix.
 pub fn record_entries(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
+    record_entries_iter(text)
+        .map(|(p, h)| (p.to_string(), h.to_string()))
+        .collect()
+}
+
+/// `record_entries` without copying: slices of `text`.
+pub fn record_entries_iter(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines().filter_map(|line| {
         let mut fields = line.rsplitn(3, ',');
         let _size = fields.next();
-        let Some(hash) = fields.next() else { continue };
-        let Some(path) = fields.next() else { continue };
-        let path = path.trim_matches('"');
-        if hash.is_empty()
+        let hash = fields.next()?;
+        let path = fields.next()?.trim_matches('"');
+        let skip = hash.is_empty()
             || path.starts_with("..")
             || path.starts_with('/')
             || path.contains("__pycache__/")
             || path
                 .split('/')
                 .next()
-                .is_some_and(|f| f.ends_with(".dist-info") || f.ends_with(".egg-info"))
-        {
-            continue;
-        }
-        out.push((path.to_string(), hash.to_string()));
-    }
-    out
+                .is_some_and(|f| f.ends_with(".dist-info") || f.ends_with(".egg-info"));
+        (!skip).then_some((path, hash))
+    })
 }
 
 #[cfg(test)]

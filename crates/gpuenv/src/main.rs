@@ -12,22 +12,14 @@ use anyhow::Result;
 use clap::Parser;
 
 use cli::{Cli, Command};
-use gpuenv_kb::Kb;
 
 /// `gpuenv --version`: the program's and the knowledge base's versions.
 fn version_text() -> String {
-    match Kb::builtin() {
-        Ok(kb) => format!(
-            "{} (knowledge base {}, {} sources)",
-            env!("CARGO_PKG_VERSION"),
-            kb.as_of,
-            kb.source_count()
-        ),
-        Err(e) => format!(
-            "{} (knowledge base failed to load: {e})",
-            env!("CARGO_PKG_VERSION")
-        ),
-    }
+    let (as_of, sources) = gpuenv_kb::builtin_summary();
+    format!(
+        "{} (knowledge base {as_of}, {sources} sources)",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 fn main() -> ExitCode {

@@ -164,6 +164,8 @@ rules! {
     INTERPRETER_MISMATCH = ("interpreter-mismatch", Python, "`python` and `pip` on PATH belong to different environments, or not to the active one.");
     APPLICATION_BACKEND_MISSING = ("application-backend-missing", Application, "An application lacks the framework backend it needs (DeepLabCut 3 without CUDA torch, 2 without TensorFlow).");
     QT_PLUGIN_CONFLICT = ("qt-plugin-conflict", Application, "Qt platform plugins collide: QT_QPA_PLATFORM_PLUGIN_PATH points nowhere, or OpenCV's bundled Qt meets PyQt/PySide.");
+    LIBRARY_MISSING = ("library-missing", Libraries, "A CUDA library a framework needs is found nowhere the loader looks (cannot open shared object file).");
+    LIBRARY_SHADOWED = ("library-shadowed", Libraries, "A framework loads a CUDA library from outside its environment, of another version than its own copy or pin.");
     NUMPY_ABI_MISMATCH = ("numpy-abi-mismatch", Python, "A framework compiled against NumPy 1.x beside NumPy 2.");
 }
 

@@ -468,6 +468,73 @@ pub struct FrameworkFacts {
     pub packages: BTreeMap<String, String>,
     /// Which OpenCV flavour `cv2/version.py` says owns `cv2`.
     pub opencv: Option<OpencvBuild>,
+    /// The frameworks' CUDA binaries as the loader and the fatbin reader see them (full reads).
+    #[serde(default)]
+    pub binaries: Vec<FrameworkBinary>,
+}
+
+/// A framework's CUDA binary (`torch/lib/libtorch_cuda.so` ...): which CUDA libraries the loader
+/// would load for it and from where (its DT_RPATH/RUNPATH, `LD_LIBRARY_PATH`, the cache, and the
+/// framework's own preloading as knowledge-base dlopen edges), and the GPU code it carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameworkBinary {
+    /// `torch`, `tensorflow`, `jax`.
+    pub framework: String,
+    pub path: String,
+    pub libraries: Vec<ResolvedLibrary>,
+    pub missing: Vec<MissingLibrary>,
+    /// The fatbin's code, grouped by identical target sets; empty when the binary carries none
+    /// or it was not read (no GPU to judge it for).
+    pub gpu_code: Vec<CodeGroup>,
+    /// The binary whose fatbin `gpu_code` comes from (for TensorFlow not the loaded one).
+    pub gpu_code_source: Option<String>,
+    /// Why the binary or its fatbin could not be read.
+    pub error: Option<String>,
+}
+
+/// A CUDA library the loader would load for a framework binary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResolvedLibrary {
+    /// The name asked for (`libcudnn.so.9`).
+    pub name: String,
+    pub path: String,
+    pub real_path: String,
+    /// The search step: `rpath of X`, `LD_LIBRARY_PATH`, `runpath of X`, `ld.so.cache`, `default`.
+    pub found_by: String,
+    pub version: Option<String>,
+    /// Loaded by `dlopen` (a knowledge-base edge), not DT_NEEDED.
+    pub dlopen: bool,
+    /// Copies a later step would have found.
+    pub shadowed: Vec<ShadowedCopy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShadowedCopy {
+    pub path: String,
+    pub found_by: String,
+    pub version: Option<String>,
+    pub version_differs: bool,
+}
+
+/// A CUDA library the loader would not find for a framework binary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingLibrary {
+    pub name: String,
+    pub requested_by: String,
+    pub dlopen: bool,
+    /// Every place tried, with the step.
+    pub tried: Vec<String>,
+    /// glibc's error when a bad file stopped the search.
+    pub error: Option<String>,
+}
+
+/// Fatbin containers with the same targets (`sm_80`, `sm_90a`, `compute_90`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeGroup {
+    pub containers: usize,
+    pub targets: Vec<String>,
+    /// The PTX ISA of the group's PTX, when it has one (`8.2`).
+    pub ptx_isa: Option<String>,
 }
 
 /// PyTorch as `torch/version.py` and its metadata describe it.

@@ -3,6 +3,7 @@
 //! API) into `Facts`. Probes never decide what is wrong, never execute a program, never write, and
 //! never stop at an unreadable file: they record a `ProbeError` and go on.
 
+pub mod binaries;
 pub mod cuda;
 pub mod cudnn;
 pub mod driver;
@@ -49,7 +50,11 @@ pub fn probe_all_with(
     let gpus = gpu::probe(root, env, kb, driver.nvml.as_ref(), &mut errors);
     let cuda = cuda::probe(root, env, &index);
     let libraries = cudnn::probe(root, kb, &index, &cuda.toolkits);
-    let python = python::probe(root, env, &options.python);
+    let mut python = python::probe(root, env, &options.python);
+    // GPU code is read only when there is a GPU to judge it for (a fatbin header walk of a
+    // 500 MB library still touches pages all over it).
+    let have_gpu = !gpus.devices.is_empty() || !gpus.override_ccs.is_empty();
+    binaries::probe(root, env, kb, &mut python.environments, have_gpu);
     Facts {
         root: root.dir().display().to_string(),
         live: root.is_live(),

@@ -50,6 +50,10 @@ fn scenarios_match_their_expectations() {
             .chain(extra.iter().copied())
             .collect();
         let json = run_gpuenv(root.path(), &scenario.env, &json_args);
+        // GPUENV_SCENARIO_DUMP=<name> prints that scenario's JSON report, for debugging.
+        if std::env::var("GPUENV_SCENARIO_DUMP").is_ok_and(|d| d == name) {
+            eprintln!("{}", json.stdout);
+        }
         let ids = finding_ids(&json.stdout);
         for id in &scenario.expect.fires {
             if !ids.contains(id) {

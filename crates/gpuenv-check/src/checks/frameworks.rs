@@ -243,13 +243,21 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
         return;
     }
     for e in cx.full_environments() {
+        // A binary's own fatbin is the exact answer; the knowledge base's lists serve when the
+        // binary was not read.
+        let from_binary: Vec<&str> = binary_verdicts(cx, e, &gpus, out);
         let mut builds: Vec<(
             String,
             Vec<ComputeCapability>,
             Vec<ComputeCapability>,
             String,
         )> = Vec::new();
-        if let Some(t) = e.frameworks.torch.as_ref().filter(|t| t.cuda.is_some()) {
+        if let Some(t) = e
+            .frameworks
+            .torch
+            .as_ref()
+            .filter(|t| t.cuda.is_some() && !from_binary.contains(&"torch"))
+        {
             let (public, _) = split_local(&t.version.value);
             if let (Some(public), Some(variant)) = (public, torch_variant_name(cx, t)) {
                 if let Some(v) = cx
@@ -269,11 +277,10 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
                 }
             }
         }
-        if let Some(tf) = e
-            .frameworks
-            .tensorflow
-            .as_ref()
-            .filter(|t| !t.compute_capabilities.is_empty())
+        if let Some(tf) =
+            e.frameworks.tensorflow.as_ref().filter(|t| {
+                !t.compute_capabilities.is_empty() && !from_binary.contains(&"tensorflow")
+            })
         {
             let mut sass = Vec::new();
             let mut ptx = Vec::new();
@@ -324,6 +331,122 @@ pub fn framework_lacks_gpu_arch(cx: &Context, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// `framework-lacks-gpu-arch` from the frameworks' own fatbins (read by doctor's probe): the
+/// exact code each binary carries, judged per GPU with the knowledge base's rules. Returns the
+/// frameworks judged this way.
+fn binary_verdicts<'e>(
+    cx: &Context,
+    e: &'e PythonEnvironment,
+    gpus: &[crate::context::GpuRef],
+    out: &mut Vec<Finding>,
+) -> Vec<&'e str> {
+    use gpuenv_kb::gpu_code::CodeStatus;
+    let mut judged = Vec::new();
+    for b in e
+        .frameworks
+        .binaries
+        .iter()
+        .filter(|b| !b.gpu_code.is_empty())
+    {
+        let code = code_of(&b.gpu_code);
+        if code.is_empty() {
+            continue;
+        }
+        judged.push(b.framework.as_str());
+        let source = b.gpu_code_source.as_deref().unwrap_or(&b.path);
+        let summary: Vec<String> = b
+            .gpu_code
+            .iter()
+            .map(|g| format!("{} container(s): {}", g.containers, g.targets.join(" ")))
+            .collect();
+        for g in gpus {
+            let Some(cc) = g.cc else { continue };
+            let v = cx.kb.judge_gpu_code(&code, cc);
+            let (severity, title) = match v.status {
+                CodeStatus::Native => continue,
+                CodeStatus::PtxJit => (
+                    Severity::Warning,
+                    format!("{} has no {} code for {} in {source}: it runs only through PTX JIT ({})", b.framework, cc.sm(), g.label, v.jit_targets.join(", ")),
+                ),
+                CodeStatus::Partial => (
+                    Severity::Warning,
+                    format!("{} of {} GPU-code containers in {source} have no code for {} ({})", v.missing_containers, v.containers, g.label, cc.sm()),
+                ),
+                CodeStatus::None => (
+                    Severity::Error,
+                    format!("{} carries no code for {} ({}): \"no kernel image is available for execution on the device\"", b.framework, g.label, cc.sm()),
+                ),
+            };
+            let mut f = Finding::new(&FRAMEWORK_LACKS_GPU_ARCH, severity, title)
+                .in_environment(&e.prefix)
+                .evidence(format!(
+                    "{}: compute capability {cc} ({})",
+                    g.label, g.cc_source
+                ))
+                .evidence(format!(
+                    "the fatbin of {source} (read by gpuenv, headers only): {}",
+                    summary.join("; ")
+                ));
+            if let Some(need) = &v.jit_needs {
+                if let Some(min) = &need.min_driver {
+                    f = f.evidence(format!(
+                        "its PTX (ISA {}) needs driver >= {min}",
+                        need.ptx_isa
+                    ));
+                }
+            }
+            out.push(f.fix(format!(
+                "Install a {} build that carries {} (see `gpuenv plan`).",
+                b.framework,
+                cc.sm()
+            )));
+        }
+    }
+    judged
+}
+
+/// The knowledge base's code list from the probe's grouped targets (one entry per container).
+fn code_of(groups: &[gpuenv_facts::CodeGroup]) -> Vec<gpuenv_kb::gpu_code::GpuCode> {
+    use gpuenv_kb::gpu_code::{CodeKind, CodeVariant, GpuCode};
+    let mut out = Vec::new();
+    let mut container = 0;
+    for g in groups {
+        let isa = g
+            .ptx_isa
+            .as_deref()
+            .and_then(|i| CudaVersion::from_str(i).ok());
+        for _ in 0..g.containers {
+            for t in &g.targets {
+                let (kind, rest) = match t.strip_prefix("sm_") {
+                    Some(r) => (CodeKind::Sass, r),
+                    None => match t.strip_prefix("compute_") {
+                        Some(r) => (CodeKind::Ptx, r),
+                        None => continue,
+                    },
+                };
+                let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                let Ok(arch) = digits.parse::<u32>() else {
+                    continue;
+                };
+                let variant = match rest[digits.len()..].chars().next() {
+                    Some('a') => CodeVariant::A,
+                    Some('f') => CodeVariant::F,
+                    _ => CodeVariant::Plain,
+                };
+                out.push(GpuCode {
+                    container,
+                    kind,
+                    arch,
+                    variant,
+                    ptx_isa: if kind == CodeKind::Ptx { isa } else { None },
+                });
+            }
+            container += 1;
+        }
+    }
+    out
 }
 
 fn list(sass: &[ComputeCapability], ptx: &[ComputeCapability]) -> String {

@@ -7,6 +7,7 @@ pub mod driver;
 pub mod frameworks;
 pub mod gpu;
 pub mod kb;
+pub mod loading;
 pub mod os;
 pub mod python;
 
@@ -52,4 +53,6 @@ pub const ALL: &[Check] = &[
     frameworks::python_unsupported,
     frameworks::application_backend_missing,
     frameworks::numpy_abi_mismatch,
+    loading::library_missing,
+    loading::library_shadowed,
 ];

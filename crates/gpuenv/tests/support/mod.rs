@@ -97,6 +97,10 @@ pub struct LibrarySpec {
     pub runpath: Vec<String>,
     #[serde(default)]
     pub links: Vec<String>,
+    /// A `.nv_fatbin` section: one container per string, each listing its targets
+    /// (`"sm_80 sm_86 compute_86"`), with the headers nvcc writes (payloads are filler).
+    #[serde(default)]
+    pub fatbin: Vec<String>,
 }
 
 /// A Python environment: `kind` is `venv` (writes `pyvenv.cfg`), `conda` (writes `conda-meta/`
@@ -521,11 +525,18 @@ fn compile_library(lib: &LibrarySpec) -> PathBuf {
         }
     }
     let src = dir.join(format!("lib{n}.c"));
-    fs::write(
-        &src,
-        format!("int gpuenv_fixture_{n}(void) {{ return {n}; }}\n"),
-    )
-    .unwrap();
+    let mut source = format!("int gpuenv_fixture_{n}(void) {{ return {n}; }}\n");
+    if !lib.fatbin.is_empty() {
+        let bytes: Vec<String> = fatbin_bytes(&lib.fatbin)
+            .iter()
+            .map(|b| b.to_string())
+            .collect();
+        source.push_str(&format!(
+            "__attribute__((section(\".nv_fatbin\"), used, aligned(8))) static const unsigned char fatbin_{n}[] = {{{}}};\n",
+            bytes.join(",")
+        ));
+    }
+    fs::write(&src, source).unwrap();
     let out = dir.join(format!("lib{n}.so"));
     let mut args: Vec<String> = vec![
         "-shared".into(),
@@ -581,6 +592,57 @@ fn compile_kernel_module(version: &str) -> PathBuf {
         out.display().to_string(),
     ]);
     guard.1.insert(key, out.clone());
+    out
+}
+
+/// Fatbin bytes as nvcc lays them out (little-endian): per container a 16-byte header (magic
+/// 0xBA55ED50, version 1, header size 16, size of the entries), then per target a 64-byte entry
+/// header (kind 1 = PTX / 2 = ELF at +0, header size at +4, payload size at +8, PTX ISA minor and
+/// major at +24/+26, arch at +28, flags at +40: 0x100000 `a`, 0x200000 `f`) and a 16-byte payload.
+pub fn fatbin_bytes(containers: &[String]) -> Vec<u8> {
+    const PAYLOAD: usize = 16;
+    let mut out = Vec::new();
+    for c in containers {
+        let mut entries = Vec::new();
+        for target in c.split_whitespace() {
+            let (kind, rest) = match target.strip_prefix("sm_") {
+                Some(r) => (2u16, r),
+                None => (
+                    1u16,
+                    target
+                        .strip_prefix("compute_")
+                        .expect("sm_ or compute_ target"),
+                ),
+            };
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let arch: u32 = digits.parse().unwrap();
+            let flags: u64 = match &rest[digits.len()..] {
+                "a" => 0x10_0000,
+                "f" => 0x20_0000,
+                _ => 0,
+            };
+            let mut h = vec![0u8; 64];
+            h[0..2].copy_from_slice(&kind.to_le_bytes());
+            h[4..8].copy_from_slice(&64u32.to_le_bytes());
+            h[8..16].copy_from_slice(&(PAYLOAD as u64).to_le_bytes());
+            let (minor, major) = if kind == 1 {
+                (2u16, 8u16)
+            } else {
+                (7u16, 1u16)
+            };
+            h[24..26].copy_from_slice(&minor.to_le_bytes());
+            h[26..28].copy_from_slice(&major.to_le_bytes());
+            h[28..32].copy_from_slice(&arch.to_le_bytes());
+            h[40..48].copy_from_slice(&flags.to_le_bytes());
+            entries.extend_from_slice(&h);
+            entries.extend_from_slice(&[0xAB; PAYLOAD]);
+        }
+        out.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.extend_from_slice(&16u16.to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        out.extend_from_slice(&entries);
+    }
     out
 }
 

@@ -6,20 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
+mod support;
+
 use std::process::Command;
 
-fn dpkg_upstream_version(package: &str) -> Option<String> {
-    let out = Command::new("dpkg-query")
-        .args(["-W", "-f=${Version}", package])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let full = String::from_utf8(out.stdout).ok()?;
-    let upstream = full.split('-').next()?.trim().to_string();
-    (!upstream.is_empty()).then_some(upstream)
-}
+use support::{dpkg_upstream_version, finding_ids};
 
 fn doctor_json(nvml: bool) -> (i32, serde_json::Value) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuenv"));
@@ -34,15 +25,6 @@ fn doctor_json(nvml: bool) -> (i32, serde_json::Value) {
     let out = cmd.output().expect("gpuenv runs");
     let json = serde_json::from_slice(&out.stdout).expect("JSON report");
     (out.status.code().unwrap_or(-1), json)
-}
-
-fn finding_ids(report: &serde_json::Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

@@ -4,21 +4,11 @@
 //! `stubs/libcuda.so` that is not a driver. gpuenv must read the version without running nvcc.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::process::Command;
 
-fn dpkg_upstream_version(package: &str) -> Option<String> {
-    let out = Command::new("dpkg-query")
-        .args(["-W", "-f=${Version}", package])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    // 11.8.89~11.8.0-5~deb12u1 -> 11.8.89
-    let full = String::from_utf8(out.stdout).ok()?;
-    let upstream = full.split(['~', '-']).next()?.trim().to_string();
-    (!upstream.is_empty()).then_some(upstream)
-}
+use support::dpkg_upstream_version;
 
 #[test]
 fn real_debian_cuda_toolkit_is_found_and_versioned_without_running_nvcc() {

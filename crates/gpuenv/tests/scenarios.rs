@@ -21,14 +21,13 @@ fn scenario_files() -> Vec<std::path::PathBuf> {
 }
 
 fn finding_ids(json: &str) -> BTreeSet<String> {
-    let v: serde_json::Value =
-        serde_json::from_str(json).unwrap_or_else(|e| panic!("JSON report: {e}\n{json}"));
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["id"].as_str().unwrap().to_string())
-        .collect()
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| {
+        panic!(
+            "JSON report: {e}
+{json}"
+        )
+    });
+    support::finding_ids(&v).into_iter().collect()
 }
 
 #[test]

@@ -676,3 +676,30 @@ pub fn run_gpuenv(root: &Path, env: &BTreeMap<String, String>, args: &[&str]) ->
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// The upstream part of an installed Debian package's version (`535.309.01-0+deb12u1` ->
+/// `535.309.01`, `11.8.89~11.8.0-5~deb12u1` -> `11.8.89`), or `None` when it is not installed.
+pub fn dpkg_upstream_version(package: &str) -> Option<String> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Version}", package])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let full = String::from_utf8(out.stdout).ok()?;
+    let upstream = full.split(['~', '-']).next()?.trim().to_string();
+    (!upstream.is_empty()).then_some(upstream)
+}
+
+/// The ids of the findings in a JSON report.
+pub fn finding_ids(report: &serde_json::Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}

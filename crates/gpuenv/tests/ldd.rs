@@ -27,6 +27,7 @@ fn lib(path: &str, soname: &str, needed: &[&str]) -> LibrarySpec {
         rpath: Vec::new(),
         runpath: Vec::new(),
         links: Vec::new(),
+        fatbin: Vec::new(),
     }
 }
 

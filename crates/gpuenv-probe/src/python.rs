@@ -499,8 +499,8 @@ fn site_packages(root: &SystemRoot, prefix: &str, version: Option<&Version>) -> 
 /// framework files are read.
 fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
     e.full = full;
-    // Every distribution's RECORD (full reads only), for the file-conflict map.
-    let mut records: Vec<(String, String)> = Vec::new();
+    // RECORD texts read so far, by metadata directory (full reads only).
+    let mut records: BTreeMap<String, String> = BTreeMap::new();
     for site in e.site_packages.clone() {
         let Ok(listing) = root.read_dir(&site) else {
             e.errors.push(format!("{site}: cannot list"));
@@ -524,19 +524,13 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
                 top_level: Vec::new(),
                 direct_url: None,
             };
-            // RECORD is read once, for the file-conflict map and (without top_level.txt) the modules.
-            let record = if full {
-                root.read_bytes(&join(&dir, "RECORD"), MAX_METADATA)
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-            } else {
-                None
-            };
             if wanted {
-                read_distribution(root, &mut dist, e, record.as_deref());
-            }
-            if let Some(text) = record {
-                records.push((dist.name.clone(), text));
+                // Without top_level.txt the modules come from RECORD, which is then kept for the
+                // file-conflict map; with it, RECORD is read only if another distribution
+                // shares a top-level name (below).
+                if let Some(text) = read_distribution(root, &mut dist, e) {
+                    records.insert(dist.metadata_dir.clone(), text);
+                }
             }
             e.distributions.push(dist);
         }
@@ -544,7 +538,9 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
     }
     e.distributions
         .sort_by(|a, b| a.key.cmp(&b.key).then(a.metadata_dir.cmp(&b.metadata_dir)));
-    e.file_conflicts = file_conflicts(&records);
+    if full {
+        e.file_conflicts = file_conflicts(&shared_records(root, &e.distributions, records));
+    }
     for d in &e.distributions {
         if KEY_DISTRIBUTIONS.contains(&d.key.as_str()) {
             e.frameworks
@@ -580,12 +576,13 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
     }
 }
 
+/// Reads a distribution's metadata; returns its RECORD text when it had to read it (no
+/// `top_level.txt`).
 fn read_distribution(
     root: &SystemRoot,
     d: &mut PythonDistribution,
     e: &mut PythonEnvironment,
-    record: Option<&str>,
-) {
+) -> Option<String> {
     let dir = d.metadata_dir.clone();
     let meta_text = if root.is_dir(&dir) {
         root.read_bytes(&join(&dir, "METADATA"), MAX_METADATA)
@@ -616,6 +613,7 @@ fn read_distribution(
         .ok()
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty());
+    let mut record = None;
     d.top_level = match root.read_to_string(&join(&dir, "top_level.txt")) {
         Ok(t) => t
             .lines()
@@ -623,12 +621,14 @@ fn read_distribution(
             .filter(|l| !l.is_empty())
             .map(str::to_string)
             .collect(),
-        Err(_) => match record {
-            Some(text) => metadata::top_level_from_record(text),
-            None => root
-                .read_bytes(&join(&dir, "RECORD"), MAX_METADATA)
-                .map(|b| metadata::top_level_from_record(&String::from_utf8_lossy(&b)))
-                .unwrap_or_default(),
+        Err(_) => match root.read_bytes(&join(&dir, "RECORD"), MAX_METADATA) {
+            Ok(b) => {
+                let text = String::from_utf8_lossy(&b).into_owned();
+                let modules = metadata::top_level_from_record(&text);
+                record = Some(text);
+                modules
+            }
+            Err(_) => Vec::new(),
         },
     };
     d.direct_url = root
@@ -636,6 +636,7 @@ fn read_distribution(
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string));
+    record
 }
 
 fn read_frameworks(root: &SystemRoot, site: &str, e: &mut PythonEnvironment) {
@@ -764,6 +765,37 @@ fn torch_cuda_pins(dists: &[PythonDistribution]) -> BTreeMap<String, String> {
         }
     }
     pins
+}
+
+/// The RECORDs of the distributions that share a top-level name with another one (the only ones
+/// that can have overwritten each other's files), reading those not read yet. A `top_level.txt`
+/// that leaves a module out hides that module from this comparison.
+fn shared_records(
+    root: &SystemRoot,
+    dists: &[PythonDistribution],
+    mut records: BTreeMap<String, String>,
+) -> Vec<(String, String)> {
+    let mut owners: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in dists {
+        for t in &d.top_level {
+            *owners.entry(t.as_str()).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for d in dists {
+        if !d.top_level.iter().any(|t| owners.get(t.as_str()).is_some_and(|n| *n > 1)) {
+            continue;
+        }
+        let text = match records.remove(&d.metadata_dir) {
+            Some(t) => t,
+            None => match root.read_bytes(&join(&d.metadata_dir, "RECORD"), MAX_METADATA) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(_) => continue,
+            },
+        };
+        out.push((d.name.clone(), text));
+    }
+    out
 }
 
 /// Groups files that several distributions installed with different hashes by top-level name.

@@ -783,7 +783,11 @@ fn shared_records(
     }
     let mut out = Vec::new();
     for d in dists {
-        if !d.top_level.iter().any(|t| owners.get(t.as_str()).is_some_and(|n| *n > 1)) {
+        if !d
+            .top_level
+            .iter()
+            .any(|t| owners.get(t.as_str()).is_some_and(|n| *n > 1))
+        {
             continue;
         }
         let text = match records.remove(&d.metadata_dir) {

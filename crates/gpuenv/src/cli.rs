@@ -105,6 +105,42 @@ pub enum Command {
     /// Exit status: 0 everything resolves, 1 something is missing, 2 FILE cannot be read or is not
     /// an ELF executable or shared object.
     Ldd(LddArgs),
+    /// Explain an error message: the most likely root causes, ranked, with the log lines that
+    /// support each, what on this machine confirms or rules it out, and the exact fix.
+    ///
+    /// Reads FILE, `-` (stdin) or --text; or runs `gpuenv explain -- COMMAND ARGS...`, passes its
+    /// output through, keeps its exit status and explains its output when it fails (the
+    /// explanation goes to stderr). Unless --no-probe or --report, the machine (or --root) is
+    /// probed as doctor does and its facts refine the ranking.
+    ///
+    /// Exit status: 0 explained (or nothing recognised), 2 the input cannot be read; with a
+    /// command, the command's own exit status.
+    Explain(ExplainArgs),
+}
+
+/// `gpuenv explain [FILE | - | --text TEXT | -- COMMAND ARGS...]`
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// A log file to explain, or `-` for stdin.
+    #[arg(value_name = "FILE", conflicts_with = "text")]
+    pub file: Option<PathBuf>,
+
+    /// The error text itself.
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
+
+    /// Explain from the text alone: do not probe this machine (for logs from elsewhere).
+    #[arg(long)]
+    pub no_probe: bool,
+
+    /// Use the facts of a saved `gpuenv doctor --format json` report (the machine the log came
+    /// from) instead of probing this one.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_probe")]
+    pub report: Option<PathBuf>,
+
+    /// The command to run and explain when it fails (after `--`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `gpuenv ldd FILE`

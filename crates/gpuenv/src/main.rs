@@ -53,6 +53,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Archs(args) => commands::archs::run(&cli.global, &args),
         Command::Ldd(args) => commands::ldd::run(&cli.global, &args.file),
+        Command::Explain(args) => commands::explain::run(&cli.global, &args),
         Command::Kb => {
             commands::kb::run(&commands::load_kb(&cli.global)?)?;
             Ok(ExitCode::SUCCESS)

@@ -3,6 +3,7 @@
 pub mod archs;
 pub mod doctor;
 pub mod env;
+pub mod explain;
 pub mod kb;
 pub mod ldd;
 

@@ -1,6 +1,7 @@
 //! Renderers: one module per output format, each writing to any `Write` so tests render into a
 //! `Vec<u8>` without colour.
 
+pub mod explain;
 pub mod facts;
 pub mod human;
 pub mod json;

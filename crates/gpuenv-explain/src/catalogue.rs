@@ -1,0 +1,193 @@
+//! The signature catalogue: error signatures as data (`data/*.toml`), parsed and validated.
+//!
+//! A signature is a message a GPU stack prints (`no kernel image is available for execution on
+//! the device`), the frameworks it appears in, the public reports it was collected from, and its
+//! candidate causes. Each cause names a category, a prior, the words elsewhere in the log that
+//! favour or argue against it, the facts of the machine that can confirm or rule it out, and the
+//! fix.
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::category::Category;
+use crate::refine::FactCheck;
+
+/// The built-in catalogue files, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("driver.toml", include_str!("../data/driver.toml")),
+    ("cuda.toml", include_str!("../data/cuda.toml")),
+    ("cudnn.toml", include_str!("../data/cudnn.toml")),
+    ("python.toml", include_str!("../data/python.toml")),
+    ("system.toml", include_str!("../data/system.toml")),
+    ("runtime.toml", include_str!("../data/runtime.toml")),
+    ("user.toml", include_str!("../data/user.toml")),
+];
+
+/// Why a catalogue file was rejected.
+#[derive(Debug, Error)]
+pub enum CatalogueError {
+    #[error("{file}: {source}")]
+    Toml {
+        file: String,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error("{file}: signature `{id}`: {message}")]
+    Invalid {
+        file: String,
+        id: String,
+        message: String,
+    },
+}
+
+/// One catalogue file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogueFile {
+    #[serde(default)]
+    signature: Vec<SignatureRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignatureRow {
+    id: String,
+    patterns: Vec<String>,
+    #[serde(default)]
+    requires_on_line: Vec<String>,
+    frameworks: Vec<String>,
+    weight: f64,
+    explanation: String,
+    sources: Vec<String>,
+    cause: Vec<CauseRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CauseRow {
+    category: String,
+    prior: f64,
+    #[serde(default)]
+    when: Vec<String>,
+    #[serde(default)]
+    unless: Vec<String>,
+    #[serde(default)]
+    facts: Vec<String>,
+    fix: String,
+}
+
+/// A validated signature.
+#[derive(Debug, Clone)]
+pub struct Signature {
+    pub id: String,
+    /// Any of these (case-insensitive) is the signature.
+    pub patterns: Vec<String>,
+    /// When not empty, one of these must be on the same line as the pattern.
+    pub requires_on_line: Vec<String>,
+    pub frameworks: Vec<String>,
+    /// How specific the message is, 0..=1.
+    pub weight: f64,
+    pub explanation: String,
+    pub sources: Vec<String>,
+    pub causes: Vec<Cause>,
+}
+
+/// One candidate cause of a signature.
+#[derive(Debug, Clone)]
+pub struct Cause {
+    pub category: Category,
+    /// How often this is the cause when nothing else is known, 0..=1.
+    pub prior: f64,
+    /// Words anywhere in the log that favour this cause.
+    pub when: Vec<String>,
+    /// Words anywhere in the log that argue against it.
+    pub unless: Vec<String>,
+    /// Facts of the machine that can confirm or rule it out.
+    pub facts: Vec<FactCheck>,
+    pub fix: String,
+}
+
+/// Every signature.
+#[derive(Debug, Clone)]
+pub struct Catalogue {
+    pub signatures: Vec<Signature>,
+}
+
+impl Catalogue {
+    /// The built-in catalogue.
+    pub fn builtin() -> Result<Catalogue, CatalogueError> {
+        Catalogue::from_files(BUILTIN)
+    }
+
+    /// Parses and validates catalogue files given as `(name, text)`.
+    pub fn from_files(files: &[(&str, &str)]) -> Result<Catalogue, CatalogueError> {
+        let mut signatures = Vec::new();
+        let mut ids = std::collections::BTreeSet::new();
+        for (name, text) in files {
+            let parsed: CatalogueFile =
+                toml::from_str(text).map_err(|source| CatalogueError::Toml {
+                    file: (*name).to_string(),
+                    source,
+                })?;
+            for row in parsed.signature {
+                let invalid = |message: String| CatalogueError::Invalid {
+                    file: (*name).to_string(),
+                    id: row.id.clone(),
+                    message,
+                };
+                if !ids.insert(row.id.clone()) {
+                    return Err(invalid("duplicate id".to_string()));
+                }
+                if row.patterns.is_empty() || row.patterns.iter().any(|p| p.trim().len() < 3) {
+                    return Err(invalid(
+                        "needs patterns of 3 characters or more".to_string(),
+                    ));
+                }
+                if row.sources.is_empty() || row.sources.iter().any(|s| !s.starts_with("https://"))
+                {
+                    return Err(invalid("needs https:// source links".to_string()));
+                }
+                if !(0.0..=1.0).contains(&row.weight) {
+                    return Err(invalid("weight must be in 0..=1".to_string()));
+                }
+                if row.cause.is_empty() {
+                    return Err(invalid("needs at least one cause".to_string()));
+                }
+                let mut causes = Vec::new();
+                for c in &row.cause {
+                    let category = Category::from_id(&c.category)
+                        .ok_or_else(|| invalid(format!("unknown category `{}`", c.category)))?;
+                    if !(0.0..=1.0).contains(&c.prior) {
+                        return Err(invalid("prior must be in 0..=1".to_string()));
+                    }
+                    let mut facts = Vec::new();
+                    for f in &c.facts {
+                        facts.push(
+                            FactCheck::from_id(f)
+                                .ok_or_else(|| invalid(format!("unknown fact check `{f}`")))?,
+                        );
+                    }
+                    causes.push(Cause {
+                        category,
+                        prior: c.prior,
+                        when: c.when.clone(),
+                        unless: c.unless.clone(),
+                        facts,
+                        fix: c.fix.trim().to_string(),
+                    });
+                }
+                signatures.push(Signature {
+                    id: row.id,
+                    patterns: row.patterns,
+                    requires_on_line: row.requires_on_line,
+                    frameworks: row.frameworks,
+                    weight: row.weight,
+                    explanation: row.explanation.trim().to_string(),
+                    sources: row.sources,
+                    causes,
+                });
+            }
+        }
+        Ok(Catalogue { signatures })
+    }
+}

@@ -1,0 +1,168 @@
+//! Values pulled out of the lines that matched a signature: library names, GPU architectures,
+//! version pairs ("compiled against X but found Y"), Xid numbers. A handful of regexes, run only
+//! on matched lines, never over the whole log.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use gpuenv_kb::ComputeCapability;
+
+/// At most this many bytes of one line are searched.
+const LINE_CAP: usize = 4096;
+
+/// What the matched lines say.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Extracted {
+    /// Shared-library names (`libcudnn.so.8`, `libcudart.so.11.0`).
+    pub libraries: Vec<String>,
+    /// GPU architectures named (`sm_61`, `compute capability 3.5`).
+    pub archs: Vec<ComputeCapability>,
+    /// (built for, found) version pairs.
+    pub version_pairs: Vec<(String, String)>,
+    /// NVIDIA Xid error numbers.
+    pub xids: Vec<u32>,
+}
+
+struct Patterns {
+    library: Regex,
+    sm: Regex,
+    capability: Regex,
+    compiled_found: Regex,
+    loaded_compiled: Regex,
+    xid: Regex,
+}
+
+fn patterns() -> Option<&'static Patterns> {
+    static PATTERNS: OnceLock<Option<Patterns>> = OnceLock::new();
+    PATTERNS
+        .get_or_init(|| {
+            Some(Patterns {
+                library: Regex::new(r"\blib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*").ok()?,
+                sm: Regex::new(r"\bsm_([0-9]{2,3})[af]?\b").ok()?,
+                capability: Regex::new(r"(?i)(?:compute capability|cuda capability)[: ]*([0-9]+)\.([0-9]+)").ok()?,
+                compiled_found: Regex::new(
+                    r"(?i)(?:compiled\s+against|compiled\s+with|built\s+with|compiled\s+using)[^0-9(]{0,30}\(?([0-9]+(?:[., ]+[0-9]+)*)\)?.{0,80}?(?:found|runtime|loaded)[^0-9(]{0,40}\(?([0-9]+(?:[., ]+[0-9]+)*)\)?",
+                )
+                .ok()?,
+                loaded_compiled: Regex::new(
+                    r"(?i)loaded runtime cudnn library:?\s*([0-9.]+)\s+but source was compiled with:?\s*([0-9.]+)",
+                )
+                .ok()?,
+                xid: Regex::new(r"\bXid\b(?:\s*\([^)]*\))?:?\s*([0-9]{1,3})\b").ok()?,
+            })
+        })
+        .as_ref()
+}
+
+/// Extracts values from the given lines.
+pub fn extract<'a>(lines: impl Iterator<Item = &'a str>) -> Extracted {
+    let mut out = Extracted::default();
+    let Some(p) = patterns() else {
+        return out;
+    };
+    for line in lines {
+        let line = cap(line);
+        for m in p.library.find_iter(line) {
+            push_unique(&mut out.libraries, m.as_str().to_string());
+        }
+        for c in p.sm.captures_iter(line) {
+            if let Some(cc) = c.get(1).and_then(|d| sm_to_cc(d.as_str())) {
+                push_unique(&mut out.archs, cc);
+            }
+        }
+        for c in p.capability.captures_iter(line) {
+            let major = c.get(1).and_then(|d| d.as_str().parse().ok());
+            let minor = c.get(2).and_then(|d| d.as_str().parse().ok());
+            if let (Some(major), Some(minor)) = (major, minor) {
+                push_unique(&mut out.archs, ComputeCapability::new(major, minor));
+            }
+        }
+        for c in p.compiled_found.captures_iter(line) {
+            if let (Some(a), Some(b)) = (c.get(1), c.get(2)) {
+                push_unique(&mut out.version_pairs, (tidy(a.as_str()), tidy(b.as_str())));
+            }
+        }
+        for c in p.loaded_compiled.captures_iter(line) {
+            if let (Some(found), Some(built)) = (c.get(1), c.get(2)) {
+                push_unique(
+                    &mut out.version_pairs,
+                    (tidy(built.as_str()), tidy(found.as_str())),
+                );
+            }
+        }
+        for c in p.xid.captures_iter(line) {
+            if let Some(x) = c.get(1).and_then(|d| d.as_str().parse().ok()) {
+                push_unique(&mut out.xids, x);
+            }
+        }
+    }
+    out
+}
+
+/// The first `LINE_CAP` bytes, cut at a character boundary.
+fn cap(line: &str) -> &str {
+    if line.len() <= LINE_CAP {
+        return line;
+    }
+    let mut end = LINE_CAP;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// `(8, 9, 2)` and `8.9.2` both become `8.9.2`.
+fn tidy(version: &str) -> String {
+    version
+        .split([',', '.', ' '])
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// `61` → 6.1, `120` → 12.0.
+fn sm_to_cc(digits: &str) -> Option<ComputeCapability> {
+    let n: u32 = digits.parse().ok()?;
+    Some(ComputeCapability::new(n / 10, n % 10))
+}
+
+fn push_unique<T: PartialEq>(v: &mut Vec<T>, item: T) {
+    if !v.contains(&item) && v.len() < 32 {
+        v.push(item);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_extracted() {
+        let e = extract(
+            [
+                "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime version (8, 6, 0).",
+                "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory",
+                "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible",
+                "Found GPU0 Tesla K80 which is of cuda capability 3.7.",
+                "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",
+                "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(e.libraries, vec!["libcudnn.so.8".to_string()]);
+        assert_eq!(
+            e.archs,
+            vec![ComputeCapability::new(12, 0), ComputeCapability::new(3, 7)]
+        );
+        assert_eq!(
+            e.version_pairs,
+            vec![
+                ("8.9.2".to_string(), "8.6.0".to_string()),
+                ("8.1.0".to_string(), "8.0.5".to_string())
+            ]
+        );
+        assert_eq!(e.xids, vec![79]);
+    }
+}

@@ -1,0 +1,407 @@
+//! gpuenv-explain: from an error message to its most likely root causes.
+//!
+//! ```text
+//! error text ──normalise──▶ lines ──one automaton pass──▶ signatures ──causes──▶ categories
+//!                                                          ──refined by Facts──▶ ranked Diagnoses
+//! ```
+//!
+//! Pure: no file system, no environment. The caller hands in the bytes, and optionally the facts
+//! of the machine the log came from (doctor's probes) and the knowledge base.
+
+pub mod catalogue;
+pub mod category;
+pub mod extract;
+pub mod matcher;
+pub mod normalize;
+pub mod refine;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use thiserror::Error;
+
+use gpuenv_facts::Facts;
+use gpuenv_kb::Kb;
+
+pub use catalogue::{Catalogue, CatalogueError, Signature};
+pub use category::Category;
+pub use extract::Extracted;
+pub use refine::{Effect, FactCheck, FactEvidence};
+
+use matcher::{Hits, Matcher};
+use normalize::Text;
+
+/// Below this, a category is not an answer ("unknown" beats a guess).
+pub const ANSWER_FLOOR: f64 = 0.3;
+/// At or above this, a diagnosis is `high` confidence.
+pub const HIGH: f64 = 0.7;
+/// At or above this, `medium`.
+pub const MEDIUM: f64 = 0.45;
+/// Log lines shown per diagnosis.
+const MAX_LOG_EVIDENCE: usize = 6;
+/// Characters of one evidence line shown.
+const SNIPPET: usize = 240;
+
+/// Why the explainer could not be built.
+#[derive(Debug, Error)]
+pub enum ExplainError {
+    #[error(transparent)]
+    Catalogue(#[from] CatalogueError),
+    #[error(transparent)]
+    Matcher(#[from] matcher::MatcherError),
+}
+
+/// The catalogue and its automaton, built once.
+#[derive(Debug, Clone)]
+pub struct Explainer {
+    catalogue: Catalogue,
+    matcher: Matcher,
+}
+
+/// How sure a diagnosis is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    High,
+    Medium,
+    Low,
+}
+
+impl Level {
+    fn of(confidence: f64) -> Level {
+        if confidence >= HIGH {
+            Level::High
+        } else if confidence >= MEDIUM {
+            Level::Medium
+        } else {
+            Level::Low
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::High => "high",
+            Level::Medium => "medium",
+            Level::Low => "low",
+        }
+    }
+}
+
+/// One piece of evidence: a log line, or a fact of the machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Evidence {
+    Log { line: usize, text: String },
+    Fact(FactEvidence),
+}
+
+/// One candidate root cause, ranked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Diagnosis {
+    pub category: Category,
+    pub layer: &'static str,
+    /// 0..=1.
+    pub confidence: f64,
+    pub level: Level,
+    /// The signature that speaks most for it.
+    pub signature: String,
+    pub explanation: String,
+    pub evidence: Vec<Evidence>,
+    pub fix: String,
+    /// Public reports the signature was collected from.
+    pub sources: Vec<String>,
+}
+
+/// A signature found in the text.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recognised {
+    pub signature: String,
+    pub lines: Vec<usize>,
+    pub frameworks: Vec<String>,
+}
+
+/// The whole answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    /// Lines read.
+    pub lines: usize,
+    /// Whether facts of a machine were consulted.
+    pub refined: bool,
+    /// Most likely first; empty when nothing was recognised.
+    pub diagnoses: Vec<Diagnosis>,
+    pub recognised: Vec<Recognised>,
+    pub values: Extracted,
+}
+
+impl Explanation {
+    /// The answer, if one is sure enough to give (`ANSWER_FLOOR`).
+    pub fn top(&self) -> Option<&Diagnosis> {
+        self.diagnoses
+            .first()
+            .filter(|d| d.confidence >= ANSWER_FLOOR)
+    }
+}
+
+/// One cause's contribution, before categories are merged.
+struct Candidate {
+    score: f64,
+    signature: usize,
+    cause: usize,
+    log: Vec<(usize, usize)>,
+}
+
+impl Explainer {
+    /// The explainer over the built-in catalogue.
+    pub fn builtin() -> Result<Explainer, ExplainError> {
+        Explainer::new(Catalogue::builtin()?)
+    }
+
+    /// The explainer over a catalogue.
+    pub fn new(catalogue: Catalogue) -> Result<Explainer, ExplainError> {
+        let matcher = Matcher::new(&catalogue)?;
+        Ok(Explainer { catalogue, matcher })
+    }
+
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// Explains `input` (any bytes), refined by a machine's facts when given.
+    pub fn explain(&self, input: &[u8], facts: Option<&Facts>, kb: Option<&Kb>) -> Explanation {
+        let text = normalize::normalize(input);
+        let hits = self.matcher.scan(&text);
+
+        // Which signatures occur, and on which lines.
+        let mut found: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+        for (i, sig) in self.catalogue.signatures.iter().enumerate() {
+            let lines = self.signature_lines(sig, &hits, &text);
+            if !lines.is_empty() {
+                found.push((i, lines));
+            }
+        }
+        let values = extract::extract(
+            found
+                .iter()
+                .flat_map(|(_, lines)| lines.iter().take(MAX_LOG_EVIDENCE))
+                .map(|(line, _)| text.line(*line)),
+        );
+
+        // The exception the program died with: signatures on that line speak loudest.
+        let final_error = final_exception_line(&text);
+        let any_on_final = final_error.is_some_and(|f| {
+            found
+                .iter()
+                .any(|(_, lines)| lines.iter().any(|(l, _)| *l == f))
+        });
+
+        // Every cause of every signature found, scored by the words around it.
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for (si, lines) in &found {
+            let sig = &self.catalogue.signatures[*si];
+            let on_final = final_error.is_some_and(|f| lines.iter().any(|(l, _)| *l == f));
+            for (ci, cause) in sig.causes.iter().enumerate() {
+                let mut score = sig.weight * cause.prior;
+                if on_final {
+                    score += (1.0 - score) * 0.3;
+                } else if any_on_final {
+                    // Something else is what the program died of; this was said on the way.
+                    score *= 0.6;
+                }
+                let mut log = lines.clone();
+                for word in &cause.when {
+                    let id = self.matcher.id(word);
+                    if hits.any(id) {
+                        score += (1.0 - score) * 0.4;
+                        if let Some(first) = hits.lines(id, &text).first() {
+                            log.push(*first);
+                        }
+                    }
+                }
+                if cause.unless.iter().any(|w| hits.any(self.matcher.id(w))) {
+                    score *= 0.35;
+                }
+                candidates.push(Candidate {
+                    score,
+                    signature: *si,
+                    cause: ci,
+                    log,
+                });
+            }
+        }
+
+        // Merge per category: independent signals combine (noisy-or); the strongest one speaks.
+        let mut by_category: BTreeMap<Category, Vec<&Candidate>> = BTreeMap::new();
+        for c in &candidates {
+            let category = self.catalogue.signatures[c.signature].causes[c.cause].category;
+            by_category.entry(category).or_default().push(c);
+        }
+        let mut diagnoses: Vec<Diagnosis> = Vec::new();
+        for (category, mut list) in by_category {
+            list.sort_by(|a, b| b.score.total_cmp(&a.score));
+            let Some(best) = list.first() else {
+                continue;
+            };
+            let miss: f64 = list.iter().map(|c| 1.0 - c.score).product();
+            let mut confidence = 1.0 - miss;
+            let sig = &self.catalogue.signatures[best.signature];
+            let cause = &sig.causes[best.cause];
+
+            let mut log: Vec<(usize, usize)> =
+                list.iter().flat_map(|c| c.log.iter().copied()).collect();
+            log.sort_unstable();
+            log.dedup_by_key(|(line, _)| *line);
+            let mut evidence: Vec<Evidence> = log
+                .iter()
+                .take(MAX_LOG_EVIDENCE)
+                .map(|(line, offset)| Evidence::Log {
+                    line: *line,
+                    text: snippet(&text, *line, *offset),
+                })
+                .collect();
+
+            if let Some(facts) = facts {
+                let mut checks: Vec<FactCheck> = list
+                    .iter()
+                    .flat_map(|c| {
+                        self.catalogue.signatures[c.signature].causes[c.cause]
+                            .facts
+                            .iter()
+                            .copied()
+                    })
+                    .collect();
+                checks.dedup();
+                let mut seen = Vec::new();
+                let mut confirms = false;
+                let mut rules_out = false;
+                for check in checks {
+                    if seen.contains(&check) {
+                        continue;
+                    }
+                    seen.push(check);
+                    for f in refine::evaluate(check, facts, kb, &values) {
+                        confirms |= f.effect == Effect::Confirms;
+                        rules_out |= f.effect == Effect::RulesOut;
+                        evidence.push(Evidence::Fact(f));
+                    }
+                }
+                if confirms {
+                    confidence += (1.0 - confidence) * 0.5;
+                } else if rules_out {
+                    confidence *= 0.35;
+                }
+            }
+            let confidence = confidence.clamp(0.0, 0.99);
+            diagnoses.push(Diagnosis {
+                category,
+                layer: category.layer(),
+                confidence: (confidence * 100.0).round() / 100.0,
+                level: Level::of(confidence),
+                signature: sig.id.clone(),
+                explanation: sig.explanation.clone(),
+                evidence,
+                fix: cause.fix.clone(),
+                sources: sig.sources.clone(),
+            });
+        }
+        diagnoses.sort_by(|a, b| {
+            b.confidence
+                .total_cmp(&a.confidence)
+                .then(a.category.cmp(&b.category))
+        });
+        diagnoses.retain(|d| d.confidence >= 0.1);
+        diagnoses.truncate(5);
+
+        let recognised = found
+            .iter()
+            .map(|(si, lines)| {
+                let sig = &self.catalogue.signatures[*si];
+                Recognised {
+                    signature: sig.id.clone(),
+                    lines: lines.iter().map(|(l, _)| *l).collect(),
+                    frameworks: sig.frameworks.clone(),
+                }
+            })
+            .collect();
+        Explanation {
+            lines: text.line_count(),
+            refined: facts.is_some(),
+            diagnoses,
+            recognised,
+            values,
+        }
+    }
+
+    /// The lines (with the match offset) where a signature occurs: a pattern, and one of its
+    /// `requires_on_line` words on the same line when it has any.
+    fn signature_lines(&self, sig: &Signature, hits: &Hits, text: &Text) -> Vec<(usize, usize)> {
+        let mut lines: Vec<(usize, usize)> = sig
+            .patterns
+            .iter()
+            .flat_map(|p| hits.lines(self.matcher.id(p), text))
+            .collect();
+        if lines.is_empty() {
+            return lines;
+        }
+        if !sig.requires_on_line.is_empty() {
+            let required: Vec<usize> = sig
+                .requires_on_line
+                .iter()
+                .flat_map(|p| hits.lines(self.matcher.id(p), text))
+                .map(|(line, _)| line)
+                .collect();
+            lines.retain(|(line, _)| required.contains(line));
+        }
+        lines.sort_unstable();
+        lines.dedup_by_key(|(line, _)| *line);
+        lines
+    }
+}
+
+/// The last line that looks like a Python exception (`RuntimeError: ...`, `torch.cuda.OutOfMemoryError:
+/// ...`) — the error the program died with; in a chained traceback, the last of the chain.
+fn final_exception_line(text: &Text) -> Option<usize> {
+    // Only the tail matters; bound the scan for huge logs.
+    let count = text.line_count();
+    let first = count.saturating_sub(2000).max(1);
+    (first..=count)
+        .rev()
+        .find(|n| is_exception_line(text.line(*n)))
+}
+
+fn is_exception_line(line: &str) -> bool {
+    let Some((head, _)) = line.split_once(": ") else {
+        return line.ends_with("Error") && !line.contains(' ');
+    };
+    !head.is_empty()
+        && !head.contains(' ')
+        && head.len() < 80
+        && (head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Exit"))
+        && head
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+}
+
+/// Line `line`, cut to `SNIPPET` characters around `offset` when it is long.
+fn snippet(text: &Text, line: usize, offset: usize) -> String {
+    let s = text.line(line).trim_end();
+    if s.chars().count() <= SNIPPET {
+        return s.trim_start().to_string();
+    }
+    let line_start = text
+        .line_starts
+        .get(line.wrapping_sub(1))
+        .copied()
+        .unwrap_or(0);
+    let focus = offset.saturating_sub(line_start).min(s.len());
+    let mut start = focus.saturating_sub(SNIPPET / 3);
+    while !s.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + SNIPPET).min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let prefix = if start > 0 { "…" } else { "" };
+    let suffix = if end < s.len() { "…" } else { "" };
+    format!("{prefix}{}{suffix}", &s[start..end])
+}

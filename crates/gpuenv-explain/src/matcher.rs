@@ -1,0 +1,128 @@
+//! One pass over the text with one multi-pattern automaton (Aho-Corasick) holding every string
+//! the catalogue mentions: signature patterns, same-line requirements, and the context words of
+//! the causes. The pass records, per string, where it occurs.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use crate::catalogue::Catalogue;
+use crate::normalize::Text;
+
+/// How many occurrences of one string are kept (the first ones, plus always the last).
+const KEEP: usize = 16;
+
+/// The automaton and the catalogue's strings, by index.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    automaton: AhoCorasick,
+    index: HashMap<String, usize>,
+    count: usize,
+}
+
+/// Where one string occurs: the first few byte offsets, the last one, and how often.
+#[derive(Debug, Clone, Default)]
+pub struct Occurrences {
+    pub first: Vec<usize>,
+    pub last: usize,
+    pub count: usize,
+}
+
+/// The result of a pass: occurrences per string index.
+#[derive(Debug, Clone)]
+pub struct Hits {
+    pub by_string: Vec<Occurrences>,
+}
+
+/// The automaton could not be built (too many or too long strings).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the pattern automaton: {0}")]
+pub struct MatcherError(#[from] aho_corasick::BuildError);
+
+impl Matcher {
+    /// Builds the automaton over every string of the catalogue.
+    pub fn new(catalogue: &Catalogue) -> Result<Matcher, MatcherError> {
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut strings: Vec<String> = Vec::new();
+        let mut add = |s: &str| {
+            let key = s.to_ascii_lowercase();
+            if !index.contains_key(&key) {
+                index.insert(key.clone(), strings.len());
+                strings.push(key);
+            }
+        };
+        for sig in &catalogue.signatures {
+            sig.patterns.iter().for_each(|p| add(p));
+            sig.requires_on_line.iter().for_each(|p| add(p));
+            for cause in &sig.causes {
+                cause.when.iter().for_each(|p| add(p));
+                cause.unless.iter().for_each(|p| add(p));
+            }
+        }
+        let automaton = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&strings)?;
+        Ok(Matcher {
+            automaton,
+            count: strings.len(),
+            index,
+        })
+    }
+
+    /// The index of a catalogue string (any case).
+    pub fn id(&self, s: &str) -> Option<usize> {
+        self.index.get(&s.to_ascii_lowercase()).copied()
+    }
+
+    /// The number of distinct strings in the automaton.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the automaton is empty.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// One pass over the text.
+    pub fn scan(&self, text: &Text) -> Hits {
+        let mut by_string = vec![Occurrences::default(); self.count];
+        for m in self.automaton.find_overlapping_iter(&text.text) {
+            let Some(occ) = by_string.get_mut(m.pattern().as_usize()) else {
+                continue;
+            };
+            if occ.first.len() < KEEP {
+                occ.first.push(m.start());
+            }
+            occ.last = m.start();
+            occ.count += 1;
+        }
+        Hits { by_string }
+    }
+}
+
+impl Hits {
+    /// Whether string `id` occurs anywhere.
+    pub fn any(&self, id: Option<usize>) -> bool {
+        id.and_then(|i| self.by_string.get(i))
+            .is_some_and(|o| o.count > 0)
+    }
+
+    /// The kept occurrences of string `id` as (1-based line number, byte offset), sorted, one
+    /// per line.
+    pub fn lines(&self, id: Option<usize>, text: &Text) -> Vec<(usize, usize)> {
+        let Some(occ) = id.and_then(|i| self.by_string.get(i)) else {
+            return Vec::new();
+        };
+        if occ.count == 0 {
+            return Vec::new();
+        }
+        let mut lines: Vec<(usize, usize)> =
+            occ.first.iter().map(|o| (text.line_of(*o), *o)).collect();
+        lines.push((text.line_of(occ.last), occ.last));
+        lines.sort_unstable();
+        lines.dedup_by_key(|(line, _)| *line);
+        lines
+    }
+}

@@ -1,0 +1,483 @@
+//! Refinement: the facts of a machine (doctor's probes) that confirm or rule out a candidate
+//! cause. Each check is named in the catalogue (`facts = ["gpu-arch-vs-build"]`) and answers with
+//! evidence lines; no answer means the facts cannot tell.
+
+use serde::Serialize;
+
+use gpuenv_facts::{Facts, LinkState, TorchBuild};
+use gpuenv_kb::{ComputeCapability, CudaVersion, Kb, Version};
+
+use crate::extract::Extracted;
+
+/// A named fact check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactCheck {
+    /// Is there an NVIDIA driver at all (kernel module, userspace libraries)?
+    DriverPresent,
+    /// Do the loaded kernel module and the userspace libraries have the same version?
+    DriverVersionsAgree,
+    /// Is the driver's CUDA version at least the one the installed frameworks were built for?
+    DriverCudaVsFramework,
+    /// Does the installed torch build carry code for the GPUs' compute capabilities?
+    GpuArchVsBuild,
+    /// Is a cuDNN with the major the log asks for (`libcudnn.so.8`) installed, and reachable?
+    CudnnSoname,
+    /// Are there several cuDNN installs of different majors?
+    CudnnSeveral,
+    /// Is the installed torch (or TensorFlow) a CPU-only build?
+    CpuBuild,
+    /// Is this WSL2?
+    Wsl,
+    /// Is this a container?
+    Container,
+    /// Are the `/dev/nvidia*` nodes there and may this user open them?
+    DeviceNodes,
+    /// Does `CUDA_VISIBLE_DEVICES` hide the GPUs?
+    VisibleDevices,
+    /// Does `LD_LIBRARY_PATH` name CUDA or cuDNN directories?
+    LdLibraryPath,
+}
+
+/// Every check, with its catalogue id.
+const CHECKS: [(&str, FactCheck); 12] = [
+    ("driver-present", FactCheck::DriverPresent),
+    ("driver-versions-agree", FactCheck::DriverVersionsAgree),
+    ("driver-cuda-vs-framework", FactCheck::DriverCudaVsFramework),
+    ("gpu-arch-vs-build", FactCheck::GpuArchVsBuild),
+    ("cudnn-soname", FactCheck::CudnnSoname),
+    ("cudnn-several", FactCheck::CudnnSeveral),
+    ("cpu-build", FactCheck::CpuBuild),
+    ("wsl", FactCheck::Wsl),
+    ("container", FactCheck::Container),
+    ("device-nodes", FactCheck::DeviceNodes),
+    ("visible-devices", FactCheck::VisibleDevices),
+    ("ld-library-path", FactCheck::LdLibraryPath),
+];
+
+impl FactCheck {
+    /// The check with this catalogue id.
+    pub fn from_id(id: &str) -> Option<FactCheck> {
+        CHECKS.iter().find(|(name, _)| *name == id).map(|(_, c)| *c)
+    }
+
+    /// Its catalogue id.
+    pub fn id(self) -> &'static str {
+        CHECKS
+            .iter()
+            .find(|(_, c)| *c == self)
+            .map(|(name, _)| *name)
+            .unwrap_or("unknown")
+    }
+}
+
+/// What a fact does to a cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Effect {
+    Confirms,
+    RulesOut,
+    /// Context worth showing that decides nothing.
+    Notes,
+}
+
+/// One fact, said in words, and its effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FactEvidence {
+    pub effect: Effect,
+    pub check: &'static str,
+    pub text: String,
+}
+
+/// Runs one check against the facts.
+pub fn evaluate(
+    check: FactCheck,
+    facts: &Facts,
+    kb: Option<&Kb>,
+    values: &Extracted,
+) -> Vec<FactEvidence> {
+    let say = |effect: Effect, text: String| FactEvidence {
+        effect,
+        check: check.id(),
+        text,
+    };
+    let mut out = Vec::new();
+    match check {
+        FactCheck::DriverPresent => {
+            let module = facts.driver.kernel_module.as_ref();
+            let libs = facts.driver.userspace.iter().any(|l| l.selected);
+            match (module, libs) {
+                (None, false) if facts.driver.kernel_module_state_known => out.push(say(
+                    Effect::Confirms,
+                    "no NVIDIA kernel module is loaded and no libcuda.so.1 is reachable".to_string(),
+                )),
+                (None, true) if facts.driver.kernel_module_state_known => out.push(say(
+                    Effect::Confirms,
+                    "the NVIDIA userspace libraries are installed but no NVIDIA kernel module is loaded"
+                        .to_string(),
+                )),
+                (Some(m), _) => out.push(say(
+                    Effect::RulesOut,
+                    format!("NVIDIA kernel module {} is loaded", m.version.value),
+                )),
+                _ => {}
+            }
+        }
+        FactCheck::DriverVersionsAgree => {
+            if let (Some(k), Some(u)) = (facts.kernel_module_version(), facts.driver_version()) {
+                if k == u {
+                    out.push(say(
+                        Effect::RulesOut,
+                        format!("kernel module and userspace driver are both {k}"),
+                    ));
+                } else {
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "the loaded kernel module is {k} but the userspace libraries are {u}"
+                        ),
+                    ));
+                }
+            }
+        }
+        FactCheck::DriverCudaVsFramework => {
+            if let Some(driver_cuda) = facts.driver.cuda_driver_version.as_ref().map(|s| s.value) {
+                for (env, cuda) in framework_cudas(facts) {
+                    if cuda > driver_cuda {
+                        out.push(say(
+                            Effect::Confirms,
+                            format!("environment `{env}` has a build for CUDA {cuda}; the driver supports CUDA {driver_cuda} at most"),
+                        ));
+                    } else {
+                        out.push(say(
+                            Effect::RulesOut,
+                            format!("environment `{env}`'s build for CUDA {cuda} fits the driver (CUDA {driver_cuda})"),
+                        ));
+                    }
+                }
+            }
+        }
+        FactCheck::GpuArchVsBuild => gpu_arch_vs_build(facts, kb, values, &mut out, &say),
+        FactCheck::CudnnSoname => cudnn_soname(facts, values, &mut out, &say),
+        FactCheck::CudnnSeveral => {
+            let mut majors: Vec<u32> = facts.libraries.cudnn.iter().map(|c| c.major).collect();
+            majors.sort_unstable();
+            majors.dedup();
+            if majors.len() > 1 {
+                out.push(say(
+                    Effect::Confirms,
+                    format!("cuDNN majors {majors:?} are installed side by side"),
+                ));
+            }
+        }
+        FactCheck::CpuBuild => {
+            for env in &facts.python.environments {
+                if let Some(t) = &env.frameworks.torch {
+                    if t.cuda.is_none() && t.hip.is_none() {
+                        out.push(say(
+                            Effect::Confirms,
+                            format!(
+                                "environment `{}` has torch {}, a CPU-only build",
+                                env.name, t.version.value
+                            ),
+                        ));
+                    } else if let Some(c) = &t.cuda {
+                        out.push(say(
+                            Effect::RulesOut,
+                            format!(
+                                "environment `{}` has torch {}, built for CUDA {c}",
+                                env.name, t.version.value
+                            ),
+                        ));
+                    }
+                }
+                if let Some(tf) = &env.frameworks.tensorflow {
+                    if tf.is_cuda_build == Some(false) {
+                        out.push(say(
+                            Effect::Confirms,
+                            format!(
+                                "environment `{}` has TensorFlow {}, built without CUDA",
+                                env.name, tf.version
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        FactCheck::Wsl => {
+            if facts.os.wsl.is_some() {
+                out.push(say(Effect::Confirms, "this machine is WSL2".to_string()));
+            } else if facts.live {
+                out.push(say(
+                    Effect::RulesOut,
+                    "this machine is not WSL2".to_string(),
+                ));
+            }
+        }
+        FactCheck::Container => {
+            if let Some(c) = &facts.os.container {
+                out.push(say(
+                    Effect::Confirms,
+                    format!("this is a container ({})", c.value),
+                ));
+            }
+        }
+        FactCheck::DeviceNodes => {
+            let nodes = &facts.os.device_nodes;
+            let denied: Vec<&str> = nodes
+                .iter()
+                .filter(|n| n.exists && n.accessible == Some(false))
+                .map(|n| n.path.as_str())
+                .collect();
+            if !denied.is_empty() {
+                out.push(say(
+                    Effect::Confirms,
+                    format!("this user may not open {}", denied.join(", ")),
+                ));
+            } else if nodes.iter().any(|n| n.exists && n.accessible == Some(true)) {
+                out.push(say(
+                    Effect::RulesOut,
+                    "this user may open the /dev/nvidia* nodes".to_string(),
+                ));
+            }
+        }
+        FactCheck::VisibleDevices => {
+            if let Some(v) = &facts.gpus.cuda_visible_devices {
+                let value = v.value.trim();
+                if value.is_empty() || value == "-1" || value.eq_ignore_ascii_case("none") {
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "CUDA_VISIBLE_DEVICES is `{}`, which hides every GPU",
+                            v.value
+                        ),
+                    ));
+                } else {
+                    out.push(say(
+                        Effect::Notes,
+                        format!("CUDA_VISIBLE_DEVICES is `{}`", v.value),
+                    ));
+                }
+            }
+        }
+        FactCheck::LdLibraryPath => {
+            let cuda_dirs: Vec<&str> = facts
+                .env
+                .ld_library_path
+                .iter()
+                .filter(|d| d.contains("cuda") || d.contains("cudnn"))
+                .map(String::as_str)
+                .collect();
+            if !cuda_dirs.is_empty() {
+                out.push(say(
+                    Effect::Confirms,
+                    format!(
+                        "LD_LIBRARY_PATH puts {} before the frameworks' own libraries",
+                        cuda_dirs.join(":")
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every environment's framework CUDA version (torch, TensorFlow).
+fn framework_cudas(facts: &Facts) -> Vec<(String, CudaVersion)> {
+    let mut out = Vec::new();
+    for env in &facts.python.environments {
+        if let Some(c) = env
+            .frameworks
+            .torch
+            .as_ref()
+            .and_then(|t| t.cuda.as_deref())
+        {
+            if let Ok(v) = c.parse::<CudaVersion>() {
+                out.push((env.name.clone(), v));
+            }
+        }
+        if let Some(c) = env
+            .frameworks
+            .tensorflow
+            .as_ref()
+            .and_then(|t| t.cuda_version.as_deref())
+        {
+            if let Ok(v) = c.parse::<CudaVersion>() {
+                out.push((env.name.clone(), v));
+            }
+        }
+    }
+    out
+}
+
+/// The GPUs' compute capabilities: probed devices, NVML, overrides.
+fn gpu_ccs(facts: &Facts) -> Vec<ComputeCapability> {
+    let mut ccs: Vec<ComputeCapability> = facts
+        .gpus
+        .devices
+        .iter()
+        .filter_map(|g| g.cc.as_ref().map(|c| c.value))
+        .collect();
+    ccs.extend(facts.gpus.override_ccs.iter().map(|c| c.value));
+    ccs.sort_unstable();
+    ccs.dedup();
+    ccs
+}
+
+/// `2.1.0+cu121` → (`2.1.0`, `cu121`); a build without a local tag takes its variant from `cuda`.
+fn torch_version_and_variant(t: &TorchBuild) -> Option<(Version, String)> {
+    let full = t.version.value.as_str();
+    let (base, local) = match full.split_once('+') {
+        Some((b, l)) => (b, Some(l.to_string())),
+        None => (full, None),
+    };
+    let version: Version = base.parse().ok()?;
+    let variant = match (local, &t.cuda) {
+        (Some(l), _) => l,
+        (None, Some(c)) => format!("cu{}", c.replace('.', "")),
+        (None, None) => "cpu".to_string(),
+    };
+    Some((version, variant))
+}
+
+fn gpu_arch_vs_build(
+    facts: &Facts,
+    kb: Option<&Kb>,
+    values: &Extracted,
+    out: &mut Vec<FactEvidence>,
+    say: &dyn Fn(Effect, String) -> FactEvidence,
+) {
+    let mut ccs = gpu_ccs(facts);
+    if ccs.is_empty() {
+        ccs = values.archs.clone();
+    }
+    if ccs.is_empty() {
+        return;
+    }
+    let Some(kb) = kb else {
+        return;
+    };
+    for env in &facts.python.environments {
+        let Some(torch) = &env.frameworks.torch else {
+            continue;
+        };
+        let Some((version, variant)) = torch_version_and_variant(torch) else {
+            continue;
+        };
+        let Some(v) = kb.frameworks.torch_variant(&version, &variant) else {
+            continue;
+        };
+        if v.sass().is_empty() {
+            continue;
+        }
+        for cc in &ccs {
+            let native = v.sass().contains(cc);
+            let by_ptx = v.ptx().iter().any(|p| p <= cc && p.major == cc.major);
+            let archs: Vec<String> = v
+                .sass()
+                .iter()
+                .map(|c| format!("sm_{}{}", c.major, c.minor))
+                .collect();
+            if native || by_ptx {
+                out.push(say(
+                    Effect::RulesOut,
+                    format!(
+                        "torch {} in `{}` carries code for compute capability {cc}",
+                        torch.version.value, env.name
+                    ),
+                ));
+            } else {
+                out.push(say(
+                    Effect::Confirms,
+                    format!(
+                        "the GPU has compute capability {cc}; torch {} in `{}` has code only for {}",
+                        torch.version.value,
+                        env.name,
+                        archs.join(" ")
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn cudnn_soname(
+    facts: &Facts,
+    values: &Extracted,
+    out: &mut Vec<FactEvidence>,
+    say: &dyn Fn(Effect, String) -> FactEvidence,
+) {
+    let wanted: Vec<u32> = values
+        .libraries
+        .iter()
+        .filter_map(|l| l.strip_prefix("libcudnn"))
+        .filter_map(|rest| rest.split(".so.").nth(1))
+        .filter_map(|m| m.split('.').next().and_then(|d| d.parse().ok()))
+        .collect();
+    // Which environments' frameworks want which cuDNN major (from their pins).
+    for env in &facts.python.environments {
+        if let Some(t) = &env.frameworks.torch {
+            for (name, spec) in &t.cuda_pins {
+                if name.starts_with("nvidia-cudnn") {
+                    out.push(say(
+                        Effect::Notes,
+                        format!(
+                            "torch {} in `{}` pins {name}{spec}",
+                            t.version.value, env.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for major in wanted {
+        let installs: Vec<_> = facts
+            .libraries
+            .cudnn
+            .iter()
+            .filter(|c| c.major == major)
+            .collect();
+        if installs.is_empty() {
+            let others: Vec<String> = facts
+                .libraries
+                .cudnn
+                .iter()
+                .map(|c| format!("cuDNN {} in {}", c.major, c.dir))
+                .collect();
+            let tail = if others.is_empty() {
+                "and no other cuDNN either".to_string()
+            } else {
+                format!("only {}", others.join(", "))
+            };
+            out.push(say(
+                Effect::Confirms,
+                format!("no libcudnn.so.{major} is installed on this machine ({tail})"),
+            ));
+            continue;
+        }
+        for c in installs {
+            let broken = c
+                .shim
+                .as_ref()
+                .is_some_and(|s| !matches!(s.link_state, LinkState::Ok));
+            if c.reachable_via.is_empty() || broken {
+                out.push(say(
+                    Effect::Confirms,
+                    format!(
+                        "libcudnn.so.{major} exists in {} but the system loader does not reach it (not in ld.so.cache, LD_LIBRARY_PATH or a default directory){}",
+                        c.dir,
+                        if broken { "; its link is broken" } else { "" }
+                    ),
+                ));
+            } else {
+                out.push(say(
+                    Effect::RulesOut,
+                    format!(
+                        "libcudnn.so.{major} in {} is reachable through {}",
+                        c.dir,
+                        c.reachable_via.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+}

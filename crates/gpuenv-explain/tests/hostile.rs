@@ -1,0 +1,78 @@
+//! Hostile inputs never panic and stay fast: a 10 MB log, a 1 MB single line, binary junk,
+//! invalid UTF-8 at every position of an error line, lone escape bytes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use gpuenv_explain::Explainer;
+
+/// A small deterministic generator (no dependencies).
+fn junk(len: usize, mut seed: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        out.extend_from_slice(&seed.to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+#[test]
+fn ten_megabyte_log() {
+    let e = Explainer::builtin().unwrap();
+    let mut log = Vec::new();
+    let mut i = 0;
+    while log.len() < 10 * 1024 * 1024 {
+        log.extend_from_slice(
+            format!("2024-01-01 12:00:{:02}.000000: I tensorflow/core/step.cc:{i}] step {i} loss=0.{i}\n", i % 60)
+                .as_bytes(),
+        );
+        i += 1;
+    }
+    log.extend_from_slice(b"RuntimeError: CUDA error: out of memory\n");
+    let start = Instant::now();
+    let x = e.explain(&log, None, None);
+    let took = start.elapsed();
+    assert_eq!(x.top().unwrap().category.id(), "out-of-memory");
+    eprintln!("10 MB log explained in {took:?} (debug build)");
+}
+
+#[test]
+fn one_megabyte_single_line_and_binary_junk() {
+    let e = Explainer::builtin().unwrap();
+    let mut line = vec![b'x'; 1024 * 1024];
+    line.extend_from_slice(b" no kernel image is available for execution on the device ");
+    line.extend(std::iter::repeat_n(b'y', 1024 * 1024));
+    let x = e.explain(&line, None, None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category.id(), "gpu-arch-unsupported-by-build");
+    for ev in &top.evidence {
+        if let gpuenv_explain::Evidence::Log { text, .. } = ev {
+            assert!(text.len() < 1024, "evidence is cut");
+            assert!(text.contains("no kernel image"));
+        }
+    }
+    for seed in 0..20 {
+        let data = junk(64 * 1024 + seed as usize * 977, seed);
+        let _ = e.explain(&data, None, None);
+    }
+    let _ = e.explain(&[0x1b; 10_000], None, None);
+    let _ = e.explain(b"\x1b[", None, None);
+    let _ = e.explain(b"\x1b]", None, None);
+    let _ = e.explain(b"", None, None);
+    let _ = e.explain(b"\r\r\r\n\n\\n\\n\\n", None, None);
+}
+
+#[test]
+fn invalid_utf8_anywhere() {
+    let e = Explainer::builtin().unwrap();
+    let base = b"E0000 00:00:1 1 cuda_dnn.cc:1] Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.";
+    for i in 0..base.len() {
+        let mut v = base.to_vec();
+        v.insert(i, 0xff);
+        v.insert(i, 0xc3);
+        let _ = e.explain(&v, None, None);
+    }
+}

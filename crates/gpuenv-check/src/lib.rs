@@ -6,6 +6,8 @@
 pub mod checks;
 pub mod context;
 pub mod finding;
+pub mod plan;
+pub mod rule_docs;
 pub mod summary;
 
 use gpuenv_facts::Facts;
@@ -13,6 +15,7 @@ use gpuenv_kb::Kb;
 
 pub use context::Context;
 pub use finding::{rule, Finding, Layer, Rule, Severity, RULES};
+pub use rule_docs::{rule_doc, rule_docs, RuleDoc};
 pub use summary::{summarize, LayerStatus, LayerSummary};
 
 /// Runs every check; findings come sorted by layer, then most severe first.

@@ -171,6 +171,8 @@ fn cudnn_release_without_a_build_for_the_runtime_major() {
         reachable_via: vec![],
         dir: dir.clone(),
         error: None,
+        size: None,
+        build_id: None,
     };
     f.libraries.cudnn = vec![CudnnInstall {
         dir: dir.clone(),

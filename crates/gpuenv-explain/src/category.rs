@@ -116,6 +116,36 @@ impl Category {
     }
 }
 
+impl Category {
+    /// One line for `gpuenv rules`: what this category of root cause is.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Category::DriverMissing => "No NVIDIA driver is installed or loaded, so CUDA finds no device.",
+            Category::DriverKernelUserspaceMismatch => "The loaded kernel module and the userspace driver libraries are different releases.",
+            Category::DriverTooOldForRuntime => "The driver is older than the CUDA runtime (toolkit or framework build) needs.",
+            Category::GpuArchUnsupportedByBuild => "The program or framework carries no code for this GPU's architecture.",
+            Category::CpuOnlyBuild => "A framework build without CUDA is installed, so the GPU is never used.",
+            Category::CudnnMissing => "cuDNN (or one of its sub-libraries) cannot be found by the loader.",
+            Category::CudnnVersionMismatch => "The cuDNN loaded is another version than the one the program was built against.",
+            Category::CudaRuntimeLibMissing => "A CUDA runtime library (libcudart, cuBLAS, cuFFT, ...) cannot be found by the loader.",
+            Category::LibraryPathShadowing => "LD_LIBRARY_PATH or the loader cache makes a program load the wrong copy of a library.",
+            Category::MultipleInstallsConflict => "Several CUDA or framework installations collide in one process or environment.",
+            Category::PythonEnvMismatch => "The Python, pip or environment that runs is not the one the packages were installed into.",
+            Category::PackageConflict => "Installed Python packages are out of step with each other (versions, ABIs, duplicates).",
+            Category::GlibcLibstdcxx => "A binary needs a newer glibc or libstdc++ than the system provides.",
+            Category::MissingSystemLibrary => "A non-CUDA system library a program needs is not installed.",
+            Category::OutOfMemory => "The GPU (or host) ran out of memory: a workload problem, not a broken stack.",
+            Category::EnvVarMisconfiguration => "An environment variable (CUDA_VISIBLE_DEVICES, CUDA_HOME, ...) is set wrongly.",
+            Category::NcclNetworkConfig => "NCCL cannot set up communication between GPUs or nodes (network, shared memory, topology).",
+            Category::ContainerRuntime => "The container runtime does not pass the GPU, driver libraries or devices into the container.",
+            Category::Wsl => "A WSL2-specific problem: the Windows driver, /usr/lib/wsl/lib, or a Linux driver inside WSL.",
+            Category::PermissionsDeviceNodes => "The /dev/nvidia* device nodes are missing or this user may not open them.",
+            Category::HardwareOrDriverState => "The GPU or driver is in a bad state (Xid errors, fallen off the bus, ECC, needs a reset).",
+            Category::NotAnEnvironmentProblem => "A bug in the program itself, not in the GPU stack.",
+        }
+    }
+}
+
 impl std::fmt::Display for Category {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id())

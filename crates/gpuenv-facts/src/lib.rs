@@ -329,6 +329,12 @@ pub struct LibraryFile {
     pub dir: String,
     /// Read problems (not ELF, truncated ...).
     pub error: Option<String>,
+    /// The real file's size in bytes (with `build_id`, identifies the exact file for snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// The ELF build id (`NT_GNU_BUILD_ID`, hex), when the file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_id: Option<String>,
 }
 
 /// One cuDNN install: the shim and its sub-libraries in one directory.

@@ -27,6 +27,8 @@ pub struct DriverQueries {
     nvml: Option<nvml::Pending<Option<NvmlFacts>>>,
     api: Option<nvml::Pending<Option<nvml::DriverApi>>>,
     timeout: Duration,
+    /// Skipped because this is a static build, which cannot `dlopen` glibc's driver libraries.
+    skipped_static: bool,
 }
 
 impl DriverQueries {
@@ -37,17 +39,20 @@ impl DriverQueries {
                 .and_then(|t| t.parse().ok())
                 .unwrap_or(3000),
         );
-        if !root.is_live() || env.get_nonempty(vars::GPUENV_NO_NVML).is_some() {
+        let static_build = nvml::STATIC_BUILD;
+        if !root.is_live() || env.get_nonempty(vars::GPUENV_NO_NVML).is_some() || static_build {
             return DriverQueries {
                 nvml: None,
                 api: None,
                 timeout,
+                skipped_static: static_build && root.is_live(),
             };
         }
         DriverQueries {
             nvml: nvml::start_nvml(timeout),
             api: nvml::start_driver_api(timeout),
             timeout,
+            skipped_static: false,
         }
     }
 }
@@ -69,6 +74,13 @@ pub fn probe(
     };
 
     let timeout = queries.timeout;
+    if queries.skipped_static {
+        errors.push(ProbeError {
+            probe: "driver.nvml".into(),
+            subject: "libnvidia-ml.so.1, libcuda.so.1".into(),
+            message: nvml::STATIC_BUILD_NOTE.into(),
+        });
+    }
     if let Some(pending) = queries.nvml {
         d.nvml = pending.wait().flatten();
         if d.nvml.is_none() && d.userspace.iter().any(|l| l.soname == "libnvidia-ml.so.1") {

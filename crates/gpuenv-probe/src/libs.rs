@@ -219,12 +219,16 @@ pub fn library_file(root: &SystemRoot, path: &str, stem: &str, via: Vec<String>)
     let mut soname = None;
     let mut needed = Vec::new();
     let mut error = None;
+    let mut size = None;
+    let mut build_id = None;
     if let Some(real) = &real_path {
         match root.map(real) {
             Ok(map) => match read_elf_info(&map) {
                 Ok(info) => {
+                    size = Some(map.len() as u64);
                     soname = info.soname;
                     needed = info.needed;
+                    build_id = info.build_id;
                 }
                 Err(e) => error = Some(format!("not a readable ELF shared object: {e}")),
             },
@@ -246,6 +250,8 @@ pub fn library_file(root: &SystemRoot, path: &str, stem: &str, via: Vec<String>)
         reachable_via: via,
         dir: parent_dir(path).to_string(),
         error,
+        size,
+        build_id,
     }
 }
 

@@ -61,6 +61,16 @@ fn start<T: Send + 'static>(
     })
 }
 
+/// Whether this gpuenv is a static build (musl, or `crt-static`): its `dlopen` cannot load the
+/// driver's glibc libraries, so NVML and the driver API are not asked and the driver facts come
+/// from files only (the probe records `STATIC_BUILD_NOTE`).
+pub const STATIC_BUILD: bool = cfg!(any(target_env = "musl", target_feature = "crt-static"));
+
+/// What a static build says instead of asking NVML.
+pub const STATIC_BUILD_NOTE: &str = "not asked: this gpuenv is a static build, which cannot load \
+     the driver's libraries (dlopen needs glibc); the driver and GPU facts come from files \
+     (/proc/driver/nvidia, /sys); use the glibc build (pip install gpuenv) for NVML's view";
+
 /// Starts asking `libcuda.so.1` for `cuDriverGetVersion`; the answer is `None` when the library
 /// cannot be loaded.
 pub fn start_driver_api(timeout: Duration) -> Option<Pending<Option<DriverApi>>> {

@@ -635,8 +635,33 @@ fn read_distribution(
         .read_to_string(&join(&dir, "direct_url.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string));
+        .and_then(|v| {
+            v.get("url")
+                .and_then(|u| u.as_str())
+                .map(strip_url_credentials)
+        });
     record
+}
+
+/// A URL without its credentials (`https://user:token@host/x` -> `https://host/x`), as PEP 610
+/// asks installers to record it; not every installer does, and a report must not carry a token.
+/// `git@` and `${VAR}` placeholders are kept.
+pub fn strip_url_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = &rest[..at];
+            if user == "git" || (user.starts_with("${") && user.ends_with('}')) {
+                url.to_string()
+            } else {
+                format!("{scheme}://{}", &rest[at + 1..])
+            }
+        }
+        None => url.to_string(),
+    }
 }
 
 fn read_frameworks(root: &SystemRoot, site: &str, e: &mut PythonEnvironment) {

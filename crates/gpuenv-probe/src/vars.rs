@@ -42,6 +42,7 @@ pub const GPUENV_NO_NVML: &str = "GPUENV_NO_NVML";
 pub const GPUENV_NVML_TIMEOUT_MS: &str = "GPUENV_NVML_TIMEOUT_MS";
 pub const GPUENV_AS_USER: &str = "GPUENV_AS_USER";
 pub const GPUENV_KB: &str = "GPUENV_KB";
+pub const GPUENV_NO_PROGRESS: &str = "GPUENV_NO_PROGRESS";
 pub const NO_COLOR: &str = "NO_COLOR";
 pub const HOME: &str = "HOME";
 pub const PYENV_ROOT: &str = "PYENV_ROOT";
@@ -194,6 +195,11 @@ pub const VARIABLES: &[VarDoc] = &[
         name: GPUENV_KB,
         kind: VarKind::Setting,
         doc: "A knowledge-base file whose tables replace the built-in ones (same as --kb).",
+    },
+    VarDoc {
+        name: GPUENV_NO_PROGRESS,
+        kind: VarKind::Setting,
+        doc: "Set to 1 to never show progress on stderr (it is shown only on a terminal anyway).",
     },
     VarDoc {
         name: NO_COLOR,

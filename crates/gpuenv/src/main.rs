@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod progress;
 mod render;
 mod report;
 
@@ -54,6 +55,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Archs(args) => commands::archs::run(&cli.global, &args),
         Command::Ldd(args) => commands::ldd::run(&cli.global, &args.file),
         Command::Explain(args) => commands::explain::run(&cli.global, &args),
+        Command::Plan(args) => commands::plan::run(&cli.global, &args),
+        Command::Snapshot(args) => commands::drift::snapshot(&cli.global, &args),
+        Command::Diff(args) => commands::drift::diff(&cli.global, &args),
+        Command::Check(args) => commands::drift::check(&cli.global, &args),
+        Command::History(args) => commands::drift::history(&cli.global, &args),
+        Command::Fleet(args) => commands::fleet::run(&cli.global, &args),
+        Command::Serve(args) => commands::serve::run(&cli.global, &args),
+        Command::Verify(args) => commands::verify::run(&cli.global, &args),
+        Command::Rules(args) => commands::rules::run(&cli.global, &args),
+        Command::Completions(args) => commands::completions::completions(args.shell),
+        Command::Man => commands::completions::man(),
         Command::Kb => {
             commands::kb::run(&commands::load_kb(&cli.global)?)?;
             Ok(ExitCode::SUCCESS)

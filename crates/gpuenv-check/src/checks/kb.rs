@@ -6,6 +6,9 @@ use gpuenv_kb::DriverCeiling;
 use crate::context::Context;
 use crate::finding::{Finding, Severity, KB_UNKNOWN_VERSION};
 
+/// `kb-unknown-version` (info): a driver branch, CUDA major, cuDNN release or GPU on this machine
+/// is newer than (or absent from) the knowledge base's tables; the checks that would need it stay
+/// silent instead of guessing.
 pub fn kb_unknown_version(cx: &Context, out: &mut Vec<Finding>) {
     let kb = cx.kb;
     let as_of = &kb.as_of;

@@ -161,7 +161,9 @@ pub fn run(global: &GlobalArgs, args: &ArchsArgs) -> Result<ExitCode> {
             serde_json::to_writer_pretty(&mut out, &report)?;
             writeln!(out)?;
         }
-        Format::Human => render_human(&mut out, &report, targets.is_empty())?,
+        Format::Human | Format::Markdown | Format::Prometheus | Format::Html => {
+            render_human(&mut out, &report, targets.is_empty())?
+        }
     }
     out.flush()?;
     let broken = report

@@ -37,7 +37,9 @@ pub fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode> {
             },
         },
     };
+    let progress = crate::progress::Progress::start("gpuenv: reading the machine…");
     let facts = probe_all_with(&root, &env, &kb, &options);
+    progress.finish();
     let findings = run_checks(&facts, &kb);
     let summary = summarize(&Context::new(&facts, &kb), &findings);
     let report = Report {
@@ -52,9 +54,20 @@ pub fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode> {
         facts: &facts,
     };
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    // With `-o FILE` the report is rendered into memory and written atomically afterwards.
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut locked;
+    let mut out: &mut dyn Write = if args.output.is_some() || args.redact {
+        &mut buffer
+    } else {
+        locked = stdout.lock();
+        &mut locked
+    };
     match global.format {
         Format::Json => render::json::render(&mut out, &report)?,
+        Format::Markdown => render::markdown::render(&mut out, &report)?,
+        Format::Prometheus => render::prometheus::render(&mut out, &report)?,
+        Format::Html => anyhow::bail!("--format html is for `gpuenv fleet`"),
         Format::Human => {
             let style = render::human::Style {
                 color: use_color(global),
@@ -64,6 +77,27 @@ pub fn run(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
+    if args.redact {
+        buffer = render::redact::redact_output(&buffer, global.format, &global.root)?;
+        if args.output.is_none() {
+            let mut stdout = stdout.lock();
+            stdout.write_all(&buffer)?;
+            stdout.flush()?;
+        }
+    }
+    if let Some(path) = &args.output {
+        crate::commands::output::write_atomically(path, &buffer)?;
+    }
+    if args.record {
+        crate::commands::drift::record(
+            global,
+            args.db.as_deref(),
+            &facts,
+            &findings,
+            timestamp,
+            "doctor",
+        )?;
+    }
     let broken = findings.iter().any(|f| f.severity == Severity::Error);
     Ok(if broken {
         ExitCode::from(1)

@@ -69,6 +69,8 @@ fn explain(
     explainer: &Explainer,
     input: &[u8],
 ) -> Result<Explanation> {
+    // On a terminal, a status line while the machine is probed and a large log is matched.
+    let _progress = crate::progress::Progress::start("gpuenv: explaining…");
     let kb = load_kb(global)?;
     let facts = if let Some(report) = &args.report {
         Some(facts_from_report(report)?)
@@ -88,6 +90,16 @@ fn facts_from_report(path: &Path) -> Result<Facts> {
         .with_context(|| format!("cannot read report {}", path.display()))?;
     let mut report: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    if let Some(schema) = report.get("schema").and_then(serde_json::Value::as_str) {
+        if schema != crate::report::REPORT_SCHEMA {
+            anyhow::bail!(
+                "{} is a `{schema}` report; this gpuenv reads `{}` (make it with this gpuenv's \
+                 `gpuenv doctor --format json`)",
+                path.display(),
+                crate::report::REPORT_SCHEMA
+            );
+        }
+    }
     let facts = report
         .get_mut("facts")
         .map(serde_json::Value::take)
@@ -108,7 +120,9 @@ fn facts_from_report(path: &Path) -> Result<Facts> {
 fn render_to(global: &GlobalArgs, out: &mut impl Write, explanation: &Explanation) -> Result<()> {
     match global.format {
         Format::Json => render::explain::json(out, explanation)?,
-        Format::Human => render::explain::human(out, explanation, use_color(global))?,
+        Format::Human | Format::Markdown | Format::Prometheus | Format::Html => {
+            render::explain::human(out, explanation, use_color(global))?
+        }
     }
     Ok(())
 }

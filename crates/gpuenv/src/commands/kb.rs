@@ -18,6 +18,23 @@ pub fn run(kb: &Kb) -> io::Result<()> {
         kb.cudnn_releases.len(),
         gpus
     )?;
+    let f = &kb.frameworks;
+    writeln!(
+        out,
+        "        {} PTX ISA versions, {} dlopen edges; frameworks: {} torch releases ({} cuDNN, {} arch rows), {} torchvision, {} torchaudio, {} TensorFlow, {} JAX releases, {} JAX plugins, {} DeepLabCut, {} known conflicts",
+        kb.ptx_isas.len(),
+        kb.dlopen.len(),
+        f.torch_releases.len(),
+        f.torch_cudnn.len(),
+        f.torch_archs.len(),
+        f.torchvision.len(),
+        f.torchaudio.len(),
+        f.tensorflow.len(),
+        f.jax_releases.len(),
+        f.jax_plugins.len(),
+        f.deeplabcut.len(),
+        f.conflicts.len()
+    )?;
     for (table, origin) in &kb.origins {
         writeln!(out, "table {table} replaced by {origin}")?;
     }

@@ -24,7 +24,9 @@ pub fn run(global: &GlobalArgs, file: &Path) -> Result<ExitCode> {
     let mut out = stdout.lock();
     match global.format {
         Format::Json => render::ldd::json(&mut out, &root, &sim)?,
-        Format::Human => render::ldd::human(&mut out, &sim, global.verbose)?,
+        Format::Human | Format::Markdown | Format::Prometheus | Format::Html => {
+            render::ldd::human(&mut out, &sim, global.verbose)?
+        }
     }
     out.flush()?;
     Ok(if sim.missing().is_empty() {

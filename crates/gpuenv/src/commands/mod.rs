@@ -1,11 +1,19 @@
 //! One module per subcommand. Each takes the resolved global settings and returns the exit code.
 
 pub mod archs;
+pub mod completions;
 pub mod doctor;
+pub mod drift;
 pub mod env;
 pub mod explain;
+pub mod fleet;
 pub mod kb;
 pub mod ldd;
+pub mod output;
+pub mod plan;
+pub mod rules;
+pub mod serve;
+pub mod verify;
 
 use anyhow::{Context as _, Result};
 use gpuenv_kb::Kb;

@@ -11,18 +11,13 @@ use std::net::{TcpListener, TcpStream};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 
-use gpuenv_check::{run_checks, summarize, Context};
-use gpuenv_probe::python::{FullSelection, PythonOptions};
-use gpuenv_probe::{probe_all_with, Environment, ProbeOptions, SystemRoot};
-
 use crate::cli::{DoctorArgs, GlobalArgs, ServeArgs};
-use crate::commands::load_kb;
+use crate::commands::doctor::Probed;
 use crate::render;
-use crate::report::{Counts, KbInfo, Report, REPORT_SCHEMA};
 
 const MAX_REQUEST_BYTES: usize = 8 * 1024;
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -96,41 +91,8 @@ fn accept_loop(listener: &TcpListener, cache: &Cache) {
 
 /// Probes as `gpuenv doctor` does and renders both answers.
 fn refresh(global: &GlobalArgs, args: &DoctorArgs, cache: &Cache) -> Result<()> {
-    let started = Instant::now();
-    let timestamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let kb = load_kb(global)?;
-    let root = SystemRoot::new(&global.root)
-        .with_context(|| format!("--root {}", global.root.display()))?;
-    let env = Environment::from_process();
-    let options = ProbeOptions {
-        python: PythonOptions {
-            extra: args.python.clone(),
-            full: if args.all_envs {
-                FullSelection::All
-            } else if !args.env.is_empty() {
-                FullSelection::Named(args.env.clone())
-            } else {
-                FullSelection::Active
-            },
-        },
-    };
-    let facts = probe_all_with(&root, &env, &kb, &options);
-    let findings = run_checks(&facts, &kb);
-    let summary = summarize(&Context::new(&facts, &kb), &findings);
-    let report = Report {
-        schema: REPORT_SCHEMA,
-        gpuenv_version: env!("CARGO_PKG_VERSION"),
-        knowledge_base: KbInfo::of(&kb),
-        timestamp,
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        summary: &summary,
-        counts: Counts::of(&findings),
-        findings: &findings,
-        facts: &facts,
-    };
+    let probed = Probed::run(global, args, false)?;
+    let report = probed.report();
     let mut metrics = Vec::new();
     render::prometheus::render(&mut metrics, &report)?;
     let mut json = Vec::new();

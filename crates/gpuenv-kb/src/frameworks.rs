@@ -15,10 +15,10 @@ pub mod rows;
 pub mod spec;
 
 pub use rows::{
-    CompanionRow, ConflictRow, CudnnShipping, DeeplabcutRow, DlcBackend, DlcGui,
-    FrameworksDocument, JaxPluginRow, JaxReleaseRow, Numpy2Floor, OpencvVia, PatchPython,
-    TensorflowRow, TfAndCuda, TorchArchRow, TorchCudnnRow, TorchRelease, TorchWheelRow,
-    LINUX_X86_64,
+    CompanionRow, CondaForgeTorchRow, ConflictRow, CudnnShipping, DeeplabcutRow, DlcBackend,
+    DlcGui, FrameworksDocument, JaxPluginRow, JaxReleaseRow, Numpy2Floor, OpencvVia, PatchPython,
+    TensorflowArchRow, TensorflowRow, TfAndCuda, TorchArchRow, TorchCudnnRow, TorchDockerRow,
+    TorchRelease, TorchWheelRow, LINUX_X86_64,
 };
 pub use spec::{ArchFlag, BuildVariant, PythonRange, ReqClause, ReqOp, SpecError, VersionReq};
 
@@ -59,6 +59,18 @@ const BUILTIN_DOCUMENTS: &[(&str, &str)] = &[
         "frameworks/conflicts.toml",
         include_str!("../data/frameworks/conflicts.toml"),
     ),
+    (
+        "frameworks/torch_docker.toml",
+        include_str!("../data/frameworks/torch_docker.toml"),
+    ),
+    (
+        "frameworks/torch_conda_forge.toml",
+        include_str!("../data/frameworks/torch_conda_forge.toml"),
+    ),
+    (
+        "frameworks/tensorflow_archs.toml",
+        include_str!("../data/frameworks/tensorflow_archs.toml"),
+    ),
 ];
 
 /// Every framework table, parsed, validated and sorted (oldest release first).
@@ -75,6 +87,9 @@ pub struct Frameworks {
     pub jax_plugins: Vec<JaxPluginRow>,
     pub deeplabcut: Vec<DeeplabcutRow>,
     pub conflicts: Vec<ConflictRow>,
+    pub torch_docker: Vec<TorchDockerRow>,
+    pub conda_forge_torch: Vec<CondaForgeTorchRow>,
+    pub tensorflow_archs: Vec<TensorflowArchRow>,
 }
 
 /// What the knowledge base knows about one (torch minor, variant) build on one platform.
@@ -156,6 +171,12 @@ impl Frameworks {
         fw.torchaudio.sort_by(|a, b| a.version.cmp(&b.version));
         fw.tensorflow.sort_by(|a, b| a.version.cmp(&b.version));
         fw.jax_releases.sort_by(|a, b| a.version.cmp(&b.version));
+        fw.torch_docker
+            .sort_by(|a, b| (&a.version, a.cuda).cmp(&(&b.version, b.cuda)));
+        fw.conda_forge_torch
+            .sort_by(|a, b| (&a.version, a.cuda).cmp(&(&b.version, b.cuda)));
+        fw.tensorflow_archs
+            .sort_by(|a, b| a.version.cmp(&b.version));
         fw.validate(sources)?;
         Ok(fw)
     }
@@ -172,6 +193,9 @@ impl Frameworks {
         self.jax_plugins.extend(doc.jax_plugin);
         self.deeplabcut.extend(doc.deeplabcut);
         self.conflicts.extend(doc.conflict);
+        self.torch_docker.extend(doc.torch_docker);
+        self.conda_forge_torch.extend(doc.conda_forge_torch);
+        self.tensorflow_archs.extend(doc.tensorflow_arch);
     }
 
     /// Checks sources, key uniqueness and the internal consistency of the tables.
@@ -215,6 +239,23 @@ impl Frameworks {
         }
         for r in &self.conflicts {
             cited.push(("conflict", r.id.clone(), &r.sources));
+        }
+        for r in &self.torch_docker {
+            cited.push((
+                "torch_docker",
+                format!("{} cuda{}", r.version, r.cuda),
+                &r.sources,
+            ));
+        }
+        for r in &self.conda_forge_torch {
+            cited.push((
+                "conda_forge_torch",
+                format!("{} cuda{}", r.version, r.cuda),
+                &r.sources,
+            ));
+        }
+        for r in &self.tensorflow_archs {
+            cited.push(("tensorflow_arch", r.version.to_string(), &r.sources));
         }
         for (table, key, ids) in cited {
             if ids.is_empty() {
@@ -298,6 +339,55 @@ impl Frameworks {
         for pair in self.tensorflow.windows(2) {
             if same_minor(&pair[0].version, &pair[1].version) {
                 return invalid(format!("tensorflow {} listed twice", pair[0].version));
+            }
+        }
+        for pair in self.torch_docker.windows(2) {
+            if pair[0].version == pair[1].version && pair[0].cuda == pair[1].cuda {
+                return invalid(format!(
+                    "torch_docker {} cuda{} listed twice",
+                    pair[0].version, pair[0].cuda
+                ));
+            }
+        }
+        for r in &self.torch_docker {
+            if r.flavors.is_empty() || r.evidence.is_empty() {
+                return invalid(format!(
+                    "torch_docker {} cuda{}: no flavor or no evidence",
+                    r.version, r.cuda
+                ));
+            }
+        }
+        for pair in self.conda_forge_torch.windows(2) {
+            if pair[0].version == pair[1].version && pair[0].cuda == pair[1].cuda {
+                return invalid(format!(
+                    "conda_forge_torch {} cuda{} listed twice",
+                    pair[0].version, pair[0].cuda
+                ));
+            }
+        }
+        for r in &self.conda_forge_torch {
+            if r.sass.is_empty()
+                || r.python.is_empty()
+                || r.evidence.is_empty()
+                || r.ptx.iter().any(|p| !r.sass.contains(p))
+            {
+                return invalid(format!(
+                    "conda_forge_torch {} cuda{}: needs Pythons, evidence and a SASS list holding its PTX",
+                    r.version, r.cuda
+                ));
+            }
+        }
+        for pair in self.tensorflow_archs.windows(2) {
+            if same_minor(&pair[0].version, &pair[1].version) {
+                return invalid(format!("tensorflow_arch {} listed twice", pair[0].version));
+            }
+        }
+        for r in &self.tensorflow_archs {
+            if (r.sass.is_empty() && r.ptx.is_empty()) || r.evidence.is_empty() {
+                return invalid(format!(
+                    "tensorflow_arch {}: no GPU code or no evidence",
+                    r.version
+                ));
             }
         }
         for pair in self.jax_releases.windows(2) {
@@ -515,6 +605,26 @@ impl Frameworks {
     }
 
     // ---- JAX ----------------------------------------------------------------------------------
+
+    /// The GPU code measured in the PyPI wheel of a TensorFlow version's major.minor.
+    pub fn tensorflow_arch(&self, version: &Version) -> Option<&TensorflowArchRow> {
+        self.tensorflow_archs
+            .iter()
+            .find(|r| same_minor(&r.version, version))
+    }
+
+    /// The official `pytorch/pytorch` images of exactly this torch version (one row per CUDA).
+    pub fn torch_docker_images(&self, torch: &Version) -> Vec<&TorchDockerRow> {
+        self.torch_docker
+            .iter()
+            .filter(|r| r.version == *torch)
+            .collect()
+    }
+
+    /// conda-forge's CUDA builds of torch for linux-64, oldest first.
+    pub fn conda_forge_torch_builds(&self) -> &[CondaForgeTorchRow] {
+        &self.conda_forge_torch
+    }
 
     /// JAX's requirements at a jax/jaxlib version: each value from the newest CHANGELOG row not
     /// newer than `version` that sets it.

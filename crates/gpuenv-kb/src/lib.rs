@@ -25,6 +25,10 @@ const BUILTIN_DOCUMENTS: &[(&str, &str)] = &[
     ("kb.toml", include_str!("../data/kb.toml")),
     ("sources.toml", include_str!("../data/sources.toml")),
     (
+        "channel_sources.toml",
+        include_str!("../data/channel_sources.toml"),
+    ),
+    (
         "cuda_toolkits.toml",
         include_str!("../data/cuda_toolkits.toml"),
     ),

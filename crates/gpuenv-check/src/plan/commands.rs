@@ -183,7 +183,7 @@ pub(super) fn generic_commands(
             ));
         } else if choice.framework == "torch" || choice.framework == "deeplabcut" {
             conda_notes.push(format!(
-                "PyTorch stopped publishing to its conda channel after 2.5 (torch {} has no `-c pytorch` package); conda-forge's pytorch builds are not in the knowledge base (their CUDA variants and arch lists), so this uses pip inside conda",
+                "PyTorch stopped publishing to its conda channel after 2.5 (torch {} has no `-c pytorch` package): these commands use pip inside conda (the exact build chosen above)",
                 r.minor
             ));
         }
@@ -311,8 +311,12 @@ pub fn emit_file(p: &Plan, kind: EmitKind) -> Option<String> {
             s
         }
         EmitKind::Dockerfile => {
+            let base = match &p.docker_image {
+                Some(img) if img.same_as_choice => img.image.clone(),
+                _ => format!("python:{py}-slim"),
+            };
             let mut s = format!(
-                "# {header}\n# The host needs the NVIDIA driver and the NVIDIA Container Toolkit; run with --gpus all.\nFROM python:{py}-slim\n"
+                "# {header}\n# The host needs the NVIDIA driver and the NVIDIA Container Toolkit; run with --gpus all.\nFROM {base}\n"
             );
             s.push_str(&format!(
                 "RUN {}\n",

@@ -21,6 +21,7 @@
 //! Only rows and variants the knowledge base confirms are chosen; unconfirmed ones are named as
 //! such.
 
+mod channels;
 mod commands;
 mod others;
 mod torch;
@@ -31,6 +32,7 @@ use gpuenv_kb::{ComputeCapability, CudaVersion, DriverCeiling, Kb, Version};
 
 use crate::{Context, Finding, Severity};
 
+pub use channels::{CondaForgeChoice, DockerImage};
 pub use commands::{emit_file, EmitKind};
 
 /// The JSON document's schema name.
@@ -396,6 +398,12 @@ pub struct Plan {
     /// driver).
     pub alternatives: Vec<String>,
     pub nothing_fits: Option<NothingFits>,
+    /// The official image of the chosen build (or of the newest fitting build that has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub docker_image: Option<DockerImage>,
+    /// conda-forge's newest `pytorch` build that fits (torch and DeepLabCut plans).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conda_forge: Option<CondaForgeChoice>,
     /// What the knowledge base does not cover for this plan.
     pub not_covered: Vec<String>,
     /// The doctor findings about the environment that the plan answers.
@@ -450,6 +458,8 @@ pub fn plan(kb: &Kb, target: Target, request: &Request, findings: &[Finding]) ->
         verify: String::new(),
         alternatives: Vec::new(),
         nothing_fits: None,
+        docker_image: None,
+        conda_forge: None,
         not_covered: Vec::new(),
         broken,
         requirements: Vec::new(),
@@ -460,6 +470,9 @@ pub fn plan(kb: &Kb, target: Target, request: &Request, findings: &[Finding]) ->
         Framework::Deeplabcut => others::plan_deeplabcut(kb, request, &mut p),
         Framework::Tensorflow => others::plan_tensorflow(kb, request, &mut p),
         Framework::Jax => others::plan_jax(kb, request, &mut p),
+    }
+    if matches!(framework, Framework::Torch | Framework::Deeplabcut) {
+        channels::apply_torch_channels(kb, request, &mut p);
     }
     p
 }

@@ -2,15 +2,17 @@
 //!
 //! * DeepLabCut 3 runs on PyTorch: the torch plan, with DeepLabCut's Python range and its
 //!   `torch>=2` requirement, plus `deeplabcut[gui]` from PyPI in the same environment.
-//! * TensorFlow: the newest tested build configuration whose Python range holds the Python and
-//!   whose CUDA the driver fully supports; its compiled GPU architectures are not in the
-//!   knowledge base, so the GPU is not checked.
+//! * TensorFlow: the newest tested build configuration whose Python range holds the Python, whose
+//!   PyPI wheel carries code for every GPU (the SASS/PTX measured in the wheels; PTX counts only
+//!   where every fatbin container has it) and whose CUDA the driver fully supports; its official
+//!   image is `tensorflow/tensorflow:<version>-gpu`.
 //! * JAX: the newest release whose minimum Python holds, with the CUDA plugin (13, else 12)
 //!   whose minimum driver branch and compute capability the machine meets.
 
 use gpuenv_kb::frameworks::DlcBackend;
 use gpuenv_kb::{CudaVersion, Kb, Version};
 
+use super::channels::{code_for, code_list};
 use super::commands::{generic_commands, pip_lines};
 use super::torch::{driver_fit, driver_needs, DriverFit};
 use super::{spec_allows, Choice, Constraint, NothingFits, Package, Plan, Request};
@@ -121,6 +123,16 @@ pub(super) fn plan_deeplabcut(kb: &Kb, request: &Request, p: &mut Plan) {
     p.choice = Some(choice);
 }
 
+/// The PTX a TensorFlow wheel runs a GPU with: only when every fatbin container has PTX (up to
+/// 2.19 one container of each library has SASS only, so PTX JIT leaves kernels missing).
+fn tf_ptx(arch: &gpuenv_kb::frameworks::TensorflowArchRow) -> &[gpuenv_kb::ComputeCapability] {
+    if arch.ptx_in_every_container {
+        &arch.ptx
+    } else {
+        &[]
+    }
+}
+
 fn tf_choice(version: &Version, cuda: Option<CudaVersion>, cudnn: Option<Version>) -> Choice {
     Choice {
         framework: "tensorflow".into(),
@@ -146,6 +158,8 @@ pub(super) fn plan_tensorflow(kb: &Kb, request: &Request, p: &mut Plan) {
     let mut ex_version = Vec::new();
     let mut ex_python = Vec::new();
     let mut ex_driver = Vec::new();
+    let mut ex_gpu = Vec::new();
+    let mut unmeasured = Vec::new();
     let mut chosen = None;
     for row in kb.frameworks.tensorflow.iter().rev() {
         if !spec_allows(request.version_spec.as_deref(), &row.version) {
@@ -159,6 +173,28 @@ pub(super) fn plan_tensorflow(kb: &Kb, request: &Request, p: &mut Plan) {
                     row.version, row.python_min, row.python_max
                 ));
                 continue;
+            }
+        }
+        if !t.gpus.is_empty() {
+            match kb.frameworks.tensorflow_arch(&row.version) {
+                Some(arch) => {
+                    let missing: Vec<String> = t
+                        .gpus
+                        .iter()
+                        .filter(|g| code_for(&arch.sass, tf_ptx(arch), g.cc).is_none())
+                        .map(|g| g.cc.sm())
+                        .collect();
+                    if !missing.is_empty() {
+                        ex_gpu.push(format!(
+                            "tensorflow {}: no code for {} — its wheel carries {}",
+                            row.version,
+                            missing.join(", "),
+                            code_list(&arch.sass, &arch.ptx)
+                        ));
+                        continue;
+                    }
+                }
+                None => unmeasured.push(row.version.to_string()),
             }
         }
         if !t.cpu_only() {
@@ -198,6 +234,13 @@ pub(super) fn plan_tensorflow(kb: &Kb, request: &Request, p: &mut Plan) {
         },
         ex_python,
     );
+    if !t.gpus.is_empty() {
+        push(
+            "gpu",
+            "the wheel must carry code for every GPU (SASS of the same major with minor ≤ the GPU's, or PTX ≤ it), as measured in its PyPI wheel".into(),
+            ex_gpu,
+        );
+    }
     if !t.cpu_only() {
         push(
             "driver",
@@ -205,9 +248,12 @@ pub(super) fn plan_tensorflow(kb: &Kb, request: &Request, p: &mut Plan) {
             ex_driver,
         );
     }
-    p.not_covered.push(
-        "TensorFlow's compiled GPU architectures are not in the knowledge base: whether the build carries code for this GPU is not checked".into(),
-    );
+    let chosen_unmeasured = chosen.is_some_and(|r| unmeasured.contains(&r.version.to_string()));
+    if chosen_unmeasured {
+        p.not_covered.push(
+            "the GPU code of the chosen TensorFlow wheel was not measured: whether it carries code for this GPU is not checked".into(),
+        );
+    }
     p.verify = "python -c \"import tensorflow as tf; print(tf.__version__, tf.config.list_physical_devices('GPU'))\"".into();
     let Some(row) = chosen else {
         p.nothing_fits = Some(NothingFits {
@@ -260,7 +306,34 @@ pub(super) fn plan_tensorflow(kb: &Kb, request: &Request, p: &mut Plan) {
     };
     p.requirements = vec![req];
     p.commands = generic_commands(&choice, None, p, &p.requirements, &[]);
+    if gpu {
+        let py = choice
+            .python_for_new_env
+            .as_ref()
+            .map(|v| format!("{}.{}", v.major(), v.minor()))
+            .unwrap_or_else(|| "3".into());
+        tensorflow_docker(p, &row.version, &py);
+    }
     p.choice = Some(choice);
+}
+
+/// The official TensorFlow GPU image of a release: tensorflow/tensorflow's `<version>-gpu` tag
+/// (TensorFlow's Docker docs: images for each release, `-gpu` variants with CUDA inside).
+fn tensorflow_docker(p: &mut Plan, version: &Version, py: &str) {
+    let verify = p.verify.clone();
+    let image = format!("tensorflow/tensorflow:{version}-gpu");
+    if let Some(set) = p
+        .commands
+        .iter_mut()
+        .find(|s| s.manager == super::Manager::Docker)
+    {
+        set.commands
+            .push(format!("docker run --rm --gpus all {image} {verify}"));
+        set.notes = vec![
+            format!("official image: {image} (tag scheme of TensorFlow's Docker docs, which publish `<version>-gpu` images for each release; the CUDA and cuDNN inside each image are not in the knowledge base). The Dockerfile installs the same pin on python:{py}-slim instead"),
+            "the host needs the driver above and the NVIDIA Container Toolkit (`docker run --gpus all`)".into(),
+        ];
+    }
 }
 
 pub(super) fn plan_jax(kb: &Kb, request: &Request, p: &mut Plan) {
@@ -294,7 +367,7 @@ pub(super) fn plan_jax(kb: &Kb, request: &Request, p: &mut Plan) {
         excluded: ex_python,
     });
     p.not_covered.push(
-        "JAX's newest supported Python and its compiled GPU architectures per release are not in the knowledge base; the plugin's minimum compute capability is checked".into(),
+        "JAX's newest supported Python is not in the knowledge base; GPU code is checked through the CUDA plugin's documented minimum compute capability (the SASS/PTX measured in 35 plugin wheels, 0.4.22–0.12.0.1, agree with it: CUDA 12 plugins carry sm_50 and newer, CUDA 13 plugins sm_75 and newer; tools/kb/research/jax-archs.toml)".into(),
     );
     p.verify = "python -c \"import jax; print(jax.__version__, jax.devices())\"".into();
     let Some(version) = version else {

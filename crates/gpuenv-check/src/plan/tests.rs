@@ -89,3 +89,146 @@ fn kepler_gets_named_newest_build_when_nothing_fits() {
     assert_eq!(newest.version.to_string(), "2.5.1");
     assert_eq!(newest.variant.as_deref(), Some("cu118"));
 }
+
+#[test]
+fn kepler_on_470_gets_conda_forge_cuda112_build_newer_than_pypi() {
+    // conda-forge/pytorch-cpu-feedstock: 2.1.2 has a cuda112 build (linux-64) whose
+    // TORCH_CUDA_ARCH_LIST starts at 3.5 (recipe/build.sh); CUDA 11.2 needs driver 460.27.03
+    // (release notes' Table 3), which R470 exceeds. PyPI's newest for sm_37 on 470 is 1.12.1+cu102.
+    let kb = kb();
+    let p = plan(
+        &kb,
+        target(&kb, &["3.7"], Some("470.256.02"), None),
+        &Request::default(),
+        &[],
+    );
+    assert_eq!(p.choice.as_ref().unwrap().version.to_string(), "1.12.1");
+    let cf = p.conda_forge.as_ref().unwrap();
+    assert_eq!(cf.version.to_string(), "2.1.2");
+    assert_eq!(cf.build_prefix.as_deref(), Some("cuda112"));
+    assert_eq!(cf.gpu_code, vec!["sm_37: SASS sm_35".to_string()]);
+    assert!(cf.commands[0].contains("\"pytorch=2.1.2=cuda112*\""));
+    assert!(p
+        .alternatives
+        .iter()
+        .any(|a| a.starts_with("conda-forge has a newer build that fits: pytorch 2.1.2")));
+    // No official image carries a build for sm_37 on this driver.
+    assert!(p.docker_image.is_none());
+}
+
+#[test]
+fn pascal_on_580_conda_forge_keeps_sm_60_in_cuda129_builds() {
+    // conda-forge's CUDA 12.9 builds (2.7.1 build 1 .. 2.13.0) keep 6.0 in TORCH_CUDA_ARCH_LIST
+    // (feedstock commit 7b937ea1); the cuda130 builds start at 7.5. CUDA 12.9 needs driver
+    // 575.51.03 for full support.
+    let kb = kb();
+    let p = plan(
+        &kb,
+        target(&kb, &["6.1"], Some("580.65.06"), Some("3.12")),
+        &Request::default(),
+        &[],
+    );
+    let cf = p.conda_forge.as_ref().unwrap();
+    assert_eq!(cf.version.to_string(), "2.13.0");
+    assert_eq!(cf.build_prefix.as_deref(), Some("cuda129"));
+    assert!(cf.commands[0].contains("python=3.12"));
+    // On 570 (CUDA 12.8) the cuda129 builds run only under minor-version compatibility: the
+    // newest fully supported conda-forge build is 2.7.1's cuda126 build.
+    let p = plan(
+        &kb,
+        target(&kb, &["6.1"], Some("570.86.10"), None),
+        &Request::default(),
+        &[],
+    );
+    let cf = p.conda_forge.as_ref().unwrap();
+    assert_eq!(
+        (cf.version.to_string(), cf.build_prefix.as_deref()),
+        ("2.7.1".to_string(), Some("cuda126"))
+    );
+}
+
+#[test]
+fn docker_image_of_the_chosen_build_and_of_an_older_one() {
+    // pytorch/test-infra's release matrix when 2.11.0 became stable: CUDA 12.6, 12.8, 13.0,
+    // cuDNN 9; tags {version}-cuda{X.Y}-cudnn9-{runtime,devel}.
+    let kb = kb();
+    let p = plan(
+        &kb,
+        target(&kb, &["12.0"], Some("570.86.10"), None),
+        &Request::default(),
+        &[],
+    );
+    let c = p.choice.as_ref().unwrap();
+    assert_eq!(
+        (c.version.to_string(), c.variant.as_deref()),
+        ("2.11.0".to_string(), Some("cu128"))
+    );
+    let img = p.docker_image.as_ref().unwrap();
+    assert_eq!(img.image, "pytorch/pytorch:2.11.0-cuda12.8-cudnn9-runtime");
+    assert_eq!(
+        img.devel.as_deref(),
+        Some("pytorch/pytorch:2.11.0-cuda12.8-cudnn9-devel")
+    );
+    assert!(img.same_as_choice && img.confirmed);
+    let dockerfile = emit_file(&p, EmitKind::Dockerfile).unwrap();
+    assert!(dockerfile.contains("\nFROM pytorch/pytorch:2.11.0-cuda12.8-cudnn9-runtime\n"));
+    // The knowledge base's image list ends at 2.13.0: a 2.14 choice names the newest image that
+    // fits and keeps python:X-slim in the Dockerfile.
+    let p = plan(
+        &kb,
+        target(&kb, &["8.6"], Some("580.65.06"), Some("3.12")),
+        &Request::default(),
+        &[],
+    );
+    assert_eq!(p.choice.as_ref().unwrap().version.to_string(), "2.14.1");
+    let img = p.docker_image.as_ref().unwrap();
+    assert!(!img.same_as_choice);
+    assert_eq!(img.image, "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime");
+    let dockerfile = emit_file(&p, EmitKind::Dockerfile).unwrap();
+    assert!(dockerfile.contains("\nFROM python:3.12-slim\n"));
+}
+
+#[test]
+fn tensorflow_checks_the_gpu_code_measured_in_its_wheels() {
+    // Measured in the PyPI wheels (tools/kb/research/tensorflow-archs.toml): 2.16.2 carries
+    // sm_50 .. sm_90, 2.17.1 and later start at sm_60; 2.16 is tested with CUDA 12.3, which needs
+    // driver 545.23.06. So a Maxwell sm_52 on 535 gets 2.15 (CUDA 12.2 needs 535.54.03).
+    let kb = kb();
+    let request = Request {
+        framework: Some(Framework::Tensorflow),
+        ..Request::default()
+    };
+    let p = plan(
+        &kb,
+        target(&kb, &["5.2"], Some("535.104.05"), None),
+        &request,
+        &[],
+    );
+    assert_eq!(p.choice.unwrap().version.to_string(), "2.15.0");
+    let gpu = p.constraints.iter().find(|c| c.kind == "gpu").unwrap();
+    assert!(gpu
+        .excluded
+        .iter()
+        .any(|e| e.starts_with("tensorflow 2.17.0: no code for sm_52")));
+    // Blackwell sm_120 has no SASS in any TensorFlow wheel; 2.20 and 2.21 ship compute_90 PTX in
+    // every fatbin container, up to 2.19 one container per library has none: so <2.20 fits nothing.
+    let p = plan(
+        &kb,
+        target(&kb, &["12.0"], Some("575.51.03"), None),
+        &request,
+        &[],
+    );
+    assert_eq!(p.choice.unwrap().version.to_string(), "2.21.0");
+    let request = Request {
+        framework: Some(Framework::Tensorflow),
+        version_spec: Some("<2.20".into()),
+        ..Request::default()
+    };
+    let p = plan(
+        &kb,
+        target(&kb, &["12.0"], Some("575.51.03"), None),
+        &request,
+        &[],
+    );
+    assert!(p.choice.is_none());
+}

@@ -81,30 +81,12 @@ impl Exclusions {
 /// Which code of an arch row runs on a GPU: SASS of the same major with minor <= the GPU's, else
 /// PTX for any capability <= the GPU's (NVIDIA's rules, nvidia-facts 6b; `gpuenv_kb::gpu_code`).
 pub(super) fn arch_covers(row: &TorchArchRow, gpu: ComputeCapability) -> Option<String> {
-    if let Some(s) = row
-        .sass
-        .iter()
-        .filter(|s| s.major == gpu.major && s.minor <= gpu.minor)
-        .max()
-    {
-        return Some(format!("SASS {}", s.sm()));
-    }
-    if row.ptx_confirmed {
-        if let Some(p) = row.ptx.iter().filter(|p| **p <= gpu).max() {
-            return Some(format!("PTX compute_{}{} (JIT)", p.major, p.minor));
-        }
-    }
-    None
+    let ptx: &[ComputeCapability] = if row.ptx_confirmed { &row.ptx } else { &[] };
+    super::channels::code_for(&row.sass, ptx, gpu)
 }
 
 fn sm_list(row: &TorchArchRow) -> String {
-    let mut s: Vec<String> = row.sass.iter().map(|c| c.sm()).collect();
-    s.extend(
-        row.ptx
-            .iter()
-            .map(|c| format!("compute_{}{}", c.major, c.minor)),
-    );
-    s.join(" ")
+    super::channels::code_list(&row.sass, &row.ptx)
 }
 
 /// The driver a CUDA version needs: full support, and minor-version compatibility (11+).
@@ -653,6 +635,7 @@ pub(super) fn plan_torch(kb: &Kb, request: &Request, p: &mut Plan, python_cap: O
     let s = search(kb, request, p);
     p.constraints = s.constraints.clone();
     p.verify = TORCH_VERIFY.into();
+    p.docker_image = super::channels::docker_image(kb, &s.candidates);
     let best = s.candidates.first().cloned();
     if let Some(c) = &best {
         let choice = choice_for(kb, c, p.target.python.as_ref(), python_cap);

@@ -33,6 +33,12 @@ pub struct FrameworksDocument {
     pub deeplabcut: Vec<DeeplabcutRow>,
     #[serde(default)]
     pub conflict: Vec<ConflictRow>,
+    #[serde(default)]
+    pub torch_docker: Vec<TorchDockerRow>,
+    #[serde(default)]
+    pub conda_forge_torch: Vec<CondaForgeTorchRow>,
+    #[serde(default)]
+    pub tensorflow_arch: Vec<TensorflowArchRow>,
 }
 
 /// A PyTorch minor release (`2.1`): Pythons, build variants, PyPI default, companion releases.
@@ -409,4 +415,74 @@ pub struct Numpy2Floor {
     pub distribution: String,
     pub first: Version,
     pub confirmed: bool,
+}
+
+/// The official `pytorch/pytorch` images of one torch release and CUDA version: tags
+/// `{version}-cuda{cuda}-cudnn{cudnn}-{flavor}` (linux/amd64).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorchDockerRow {
+    pub version: Version,
+    pub cuda: CudaVersion,
+    /// The cuDNN major in the tag (`8`, `9`).
+    pub cudnn: String,
+    /// `runtime`, `devel`.
+    pub flavors: Vec<String>,
+    pub confirmed: bool,
+    pub sources: Vec<String>,
+    /// The exact URLs the row rests on.
+    pub evidence: Vec<String>,
+}
+
+impl TorchDockerRow {
+    /// The image reference for a flavor (`pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime`).
+    pub fn image(&self, flavor: &str) -> String {
+        format!(
+            "pytorch/pytorch:{}-cuda{}-cudnn{}-{flavor}",
+            self.version, self.cuda, self.cudnn
+        )
+    }
+}
+
+/// One CUDA build of conda-forge's `pytorch` package for linux-64.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CondaForgeTorchRow {
+    pub version: Version,
+    pub cuda: CudaVersion,
+    /// The build string's prefix (`cuda129`).
+    pub build_prefix: String,
+    /// The cuDNN it was built with, as the CI configuration names it (`9`, `9.10`, `7.6.5`).
+    pub cudnn: String,
+    /// The Pythons built (`3.10`).
+    pub python: Vec<Version>,
+    /// Compute capabilities with SASS (TORCH_CUDA_ARCH_LIST).
+    pub sass: Vec<ComputeCapability>,
+    /// Those also shipped as PTX (`+PTX`).
+    pub ptx: Vec<ComputeCapability>,
+    /// The variant is in the CI matrix of a merged feedstock commit.
+    pub confirmed: bool,
+    /// An anaconda.org file listing with this build was read.
+    pub uploaded_seen: bool,
+    pub sources: Vec<String>,
+    pub evidence: Vec<String>,
+}
+
+/// The GPU code measured in one TensorFlow Linux x86_64 PyPI wheel; serves its major.minor.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorflowArchRow {
+    pub version: Version,
+    pub wheel: String,
+    pub sass: Vec<ComputeCapability>,
+    pub ptx: Vec<ComputeCapability>,
+    /// The wheel's own `build_info.py` cuda_compute_capabilities, when read.
+    #[serde(default)]
+    pub declared: Option<String>,
+    /// Every fatbin container of the wheel has PTX: only then does PTX JIT give a GPU without
+    /// matching SASS every kernel.
+    pub ptx_in_every_container: bool,
+    pub confirmed: bool,
+    pub sources: Vec<String>,
+    pub evidence: Vec<String>,
 }

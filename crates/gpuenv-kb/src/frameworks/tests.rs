@@ -531,3 +531,69 @@ fn validation_rejects_bad_framework_data() {
         .to_string()
         .contains("twice"));
 }
+
+#[test]
+fn confirmed_docker_images_match_the_release_variants_of_an_independent_table() {
+    // torch_docker comes from pytorch/test-infra's release matrix; torch_releases from PyTorch's
+    // RELEASE.md / previous-versions page and the wheel index. Every confirmed image's CUDA must
+    // be a CUDA variant of its release (confirmed or not), and the images start at 2.2.2.
+    let kb = kb();
+    let fw = &kb.frameworks;
+    let confirmed: Vec<_> = fw.torch_docker.iter().filter(|r| r.confirmed).collect();
+    assert!(
+        confirmed.len() >= 50,
+        "{} confirmed image rows",
+        confirmed.len()
+    );
+    for r in &confirmed {
+        let release = fw.torch_release(&r.version).unwrap();
+        let variant = BuildVariant::Cuda(r.cuda);
+        assert!(
+            release.has_variant(&variant) || release.unconfirmed_variants.contains(&variant),
+            "image {} has no matching torch variant",
+            r.image("runtime")
+        );
+        assert!(r.version >= v("2.1.0"), "{}", r.version);
+    }
+    let img = fw.torch_docker_images(&v("2.5.1"));
+    let cudas: Vec<String> = img.iter().map(|r| r.cuda.to_string()).collect();
+    assert_eq!(cudas, ["11.8", "12.1", "12.4"]);
+    assert_eq!(
+        img[2].image("runtime"),
+        "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
+    );
+}
+
+#[test]
+fn conda_forge_builds_and_tensorflow_archs_load() {
+    let kb = kb();
+    let fw = &kb.frameworks;
+    // conda-forge/pytorch-cpu-feedstock: no 2.0.1, 2.2.x, 2.5.0 or 2.9.0 was ever published.
+    for missing in ["2.0.1", "2.2.0", "2.2.1", "2.2.2", "2.5.0", "2.9.0"] {
+        assert!(
+            !fw.conda_forge_torch_builds()
+                .iter()
+                .any(|r| r.version == v(missing)),
+            "{missing}"
+        );
+    }
+    let b = fw
+        .conda_forge_torch_builds()
+        .iter()
+        .find(|r| r.version == v("2.13.0") && r.cuda == CudaVersion::new(12, 9))
+        .unwrap();
+    assert_eq!(b.build_prefix, "cuda129");
+    assert!(b.sass.contains(&cc("6.0")) && b.ptx == ccs(&["12.0"]));
+    // TensorFlow 2.17 dropped sm_50 (measured in the wheel; build_info.py agrees).
+    let tf = fw.tensorflow_arch(&v("2.17.0")).unwrap();
+    assert_eq!(tf.sass, ccs(&["6.0", "7.0", "8.0", "8.9", "9.0"]));
+    assert_eq!(
+        tf.declared.as_deref(),
+        Some("sm_60,sm_70,sm_80,sm_89,compute_90")
+    );
+    assert!(fw
+        .tensorflow_arch(&v("2.16.1"))
+        .unwrap()
+        .sass
+        .contains(&cc("5.0")));
+}

@@ -190,9 +190,23 @@ pub(super) fn conda_forge_torch(kb: &Kb, request: &Request, p: &Plan) -> Option<
         .filter_map(|r| fits(r).map(|f| (r, f)))
         // Newest version first; within it, the newest CUDA the driver fully supports.
         .max_by(|a, b| (&a.0.version, a.0.cuda).cmp(&(&b.0.version, b.0.cuda)))?;
-    let py = match &t.python {
-        Some(py) => format!("{}.{}", py.major(), py.minor()),
-        None => row
+    // The Python of a new environment: the given one, else the one the PyPI choice would get
+    // (it respects caps such as DeepLabCut's) where conda-forge built for it, else its newest.
+    let planned = p
+        .choice
+        .as_ref()
+        .and_then(|c| c.python_for_new_env.as_ref());
+    let py = match (&t.python, planned) {
+        (Some(py), _) => format!("{}.{}", py.major(), py.minor()),
+        (None, Some(pl))
+            if row
+                .python
+                .iter()
+                .any(|v| v.major() == pl.major() && v.minor() == pl.minor()) =>
+        {
+            format!("{}.{}", pl.major(), pl.minor())
+        }
+        _ => row
             .python
             .iter()
             .max()
@@ -271,7 +285,18 @@ pub(super) fn code_list(sass: &[ComputeCapability], ptx: &[ComputeCapability]) -
 
 /// Adds the Docker image and the conda-forge route to a torch (or DeepLabCut) plan's commands.
 pub(super) fn apply_torch_channels(kb: &Kb, request: &Request, p: &mut Plan) {
-    p.conda_forge = conda_forge_torch(kb, request, p);
+    // A specifier that names another distribution (`deeplabcut==3.0.1`) does not constrain torch;
+    // DeepLabCut 3 needs torch>=2.
+    let mut torch_request = request.clone();
+    if !matches!(request.version_name.as_deref(), None | Some("torch")) {
+        torch_request.version_spec = None;
+    }
+    if p.framework == super::Framework::Deeplabcut
+        && request.version_name.as_deref() != Some("torch")
+    {
+        torch_request.version_spec = Some(">=2".into());
+    }
+    p.conda_forge = conda_forge_torch(kb, &torch_request, p);
     let docker = docker_notes(kb, p);
     let verify = p.verify.clone();
     let image = p.docker_image.clone();
@@ -288,22 +313,18 @@ pub(super) fn apply_torch_channels(kb: &Kb, request: &Request, p: &mut Plan) {
         .and_then(|c| c.companions.iter().find(|c| c.name == "deeplabcut"))
         .map(|c| c.version.clone());
     let choice_version = p.choice.as_ref().map(|c| c.version.clone());
+    if let (Some(cf), Some(d)) = (p.conda_forge.as_mut(), &dlc) {
+        cf.commands
+            .push(format!("python -m pip install 'deeplabcut[gui]=={d}'"));
+    }
     let cf_note = match &p.conda_forge {
-        Some(cf) => {
-            let mut text = format!(
-                "conda-forge route (conda-forge's own build, not PyPI's): pytorch {} {} ({}) — `{}`",
-                cf.version,
-                cf.build_prefix.as_deref().unwrap_or(""),
-                cf.gpu_code.join(", "),
-                cf.commands.join(" && ")
-            );
-            if let Some(d) = &dlc {
-                text.push_str(&format!(
-                    " && python -m pip install 'deeplabcut[gui]=={d}'"
-                ));
-            }
-            text
-        }
+        Some(cf) => format!(
+            "conda-forge route (conda-forge's own build, not PyPI's): pytorch {} {} ({}) — `{}`",
+            cf.version,
+            cf.build_prefix.as_deref().unwrap_or(""),
+            cf.gpu_code.join(", "),
+            cf.commands.join(" && ")
+        ),
         None if p.target.cpu_only() => {
             "conda-forge's CPU builds: `conda install -c conda-forge pytorch` picks a CPU build where conda detects no CUDA driver".into()
         }

@@ -232,3 +232,33 @@ fn tensorflow_checks_the_gpu_code_measured_in_its_wheels() {
     );
     assert!(p.choice.is_none());
 }
+
+#[test]
+fn deeplabcut_conda_forge_route_keeps_its_python_cap_and_adds_deeplabcut() {
+    // DeepLabCut 3 supports Python 3.10–3.12 and torch>=2; a specifier naming deeplabcut does
+    // not constrain torch. conda-forge's newest build fully supported by R550 (CUDA 12.4) for
+    // sm_86: 2.5.1's cuda120 build (its cuda126 builds need 560.28.03).
+    let kb = kb();
+    let request = Request {
+        framework: Some(Framework::Deeplabcut),
+        version_spec: Some("==3.0.1".into()),
+        version_name: Some("deeplabcut".into()),
+        ..Request::default()
+    };
+    let p = plan(
+        &kb,
+        target(&kb, &["8.6"], Some("550.54.15"), None),
+        &request,
+        &[],
+    );
+    let cf = p.conda_forge.as_ref().unwrap();
+    assert_eq!(
+        (cf.version.to_string(), cf.build_prefix.as_deref()),
+        ("2.5.1".to_string(), Some("cuda120"))
+    );
+    assert!(cf.commands[0].contains("python=3.12"), "{:?}", cf.commands);
+    assert_eq!(
+        cf.commands.last().unwrap(),
+        "python -m pip install 'deeplabcut[gui]==3.0.1'"
+    );
+}

@@ -4,7 +4,8 @@
 //! the device`), the frameworks it appears in, the public reports it was collected from, and its
 //! candidate causes. Each cause names a category, a prior, the words elsewhere in the log that
 //! favour or argue against it, the facts of the machine that can confirm or rule it out, and the
-//! fix.
+//! fix. The catalogue also holds the category hints (`data/hints.toml`, see [`Hint`]): words that
+//! point at a category without being an error message.
 
 use serde::Deserialize;
 use thiserror::Error;
@@ -21,6 +22,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("system.toml", include_str!("../data/system.toml")),
     ("runtime.toml", include_str!("../data/runtime.toml")),
     ("user.toml", include_str!("../data/user.toml")),
+    ("hints.toml", include_str!("../data/hints.toml")),
 ];
 
 /// Why a catalogue file was rejected.
@@ -46,6 +48,8 @@ pub enum CatalogueError {
 struct CatalogueFile {
     #[serde(default)]
     signature: Vec<SignatureRow>,
+    #[serde(default)]
+    hint: Vec<HintRow>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -55,6 +59,8 @@ struct SignatureRow {
     patterns: Vec<String>,
     #[serde(default)]
     requires_on_line: Vec<String>,
+    #[serde(default)]
+    versions_differ: bool,
     frameworks: Vec<String>,
     weight: f64,
     explanation: String,
@@ -76,6 +82,22 @@ struct CauseRow {
     fix: String,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HintRow {
+    id: String,
+    category: String,
+    words: Vec<String>,
+    #[serde(default)]
+    against: Vec<String>,
+    #[serde(default)]
+    facts: Vec<String>,
+    confidence: f64,
+    explanation: String,
+    fix: String,
+    sources: Vec<String>,
+}
+
 /// A validated signature.
 #[derive(Debug, Clone)]
 pub struct Signature {
@@ -84,6 +106,10 @@ pub struct Signature {
     pub patterns: Vec<String>,
     /// When not empty, one of these must be on the same line as the pattern.
     pub requires_on_line: Vec<String>,
+    /// When true, the signature counts only when its lines state at least two different
+    /// versions (major.minor, read after the pattern by `extract::stated_version`): two
+    /// toolkits named in one log.
+    pub versions_differ: bool,
     pub frameworks: Vec<String>,
     /// How specific the message is, 0..=1.
     pub weight: f64,
@@ -107,10 +133,33 @@ pub struct Cause {
     pub fix: String,
 }
 
-/// Every signature.
+/// A category hint: words that point at a category without being an error message (a WSL
+/// kernel string, `CUDA_VISIBLE_DEVICES=-1`). A hint counts as one `when` word for every cause of
+/// its category and as one `unless` word for causes of the categories it argues against, where
+/// the cause's own words have not already spoken; and when no signature gives an answer, it is
+/// offered as a weak answer of its own (level low, never above `confidence`).
+#[derive(Debug, Clone)]
+pub struct Hint {
+    pub id: String,
+    pub category: Category,
+    /// Any of these (case-insensitive) in the log is the hint.
+    pub words: Vec<String>,
+    /// Categories this hint argues against.
+    pub against: Vec<Category>,
+    /// Facts of the machine that can confirm or rule it out.
+    pub facts: Vec<FactCheck>,
+    /// The confidence of the hint as an answer of its own: at least `ANSWER_FLOOR`, below `MEDIUM`.
+    pub confidence: f64,
+    pub explanation: String,
+    pub fix: String,
+    pub sources: Vec<String>,
+}
+
+/// Every signature, and the category hints.
 #[derive(Debug, Clone)]
 pub struct Catalogue {
     pub signatures: Vec<Signature>,
+    pub hints: Vec<Hint>,
 }
 
 impl Catalogue {
@@ -122,6 +171,7 @@ impl Catalogue {
     /// Parses and validates catalogue files given as `(name, text)`.
     pub fn from_files(files: &[(&str, &str)]) -> Result<Catalogue, CatalogueError> {
         let mut signatures = Vec::new();
+        let mut hints = Vec::new();
         let mut ids = std::collections::BTreeSet::new();
         for (name, text) in files {
             let parsed: CatalogueFile =
@@ -180,6 +230,7 @@ impl Catalogue {
                     id: row.id,
                     patterns: row.patterns,
                     requires_on_line: row.requires_on_line,
+                    versions_differ: row.versions_differ,
                     frameworks: row.frameworks,
                     weight: row.weight,
                     explanation: row.explanation.trim().to_string(),
@@ -187,7 +238,67 @@ impl Catalogue {
                     causes,
                 });
             }
+            for row in parsed.hint {
+                hints.push(validate_hint(name, row, &mut ids)?);
+            }
         }
-        Ok(Catalogue { signatures })
+        Ok(Catalogue { signatures, hints })
     }
+}
+
+fn validate_hint(
+    file: &str,
+    row: HintRow,
+    ids: &mut std::collections::BTreeSet<String>,
+) -> Result<Hint, CatalogueError> {
+    let invalid = |message: String| CatalogueError::Invalid {
+        file: file.to_string(),
+        id: row.id.clone(),
+        message,
+    };
+    if !ids.insert(row.id.clone()) {
+        return Err(invalid("duplicate id".to_string()));
+    }
+    if row.words.is_empty() || row.words.iter().any(|w| w.trim().len() < 3) {
+        return Err(invalid("needs words of 3 characters or more".to_string()));
+    }
+    if row.sources.is_empty() || row.sources.iter().any(|s| !s.starts_with("https://")) {
+        return Err(invalid("needs https:// source links".to_string()));
+    }
+    if !(crate::ANSWER_FLOOR..crate::MEDIUM).contains(&row.confidence) {
+        return Err(invalid(format!(
+            "a hint's confidence must be in {}..{} (an answer, never more than low)",
+            crate::ANSWER_FLOOR,
+            crate::MEDIUM
+        )));
+    }
+    let category = Category::from_id(&row.category)
+        .ok_or_else(|| invalid(format!("unknown category `{}`", row.category)))?;
+    let mut against = Vec::new();
+    for a in &row.against {
+        let c = Category::from_id(a).ok_or_else(|| invalid(format!("unknown category `{a}`")))?;
+        if c == category {
+            return Err(invalid(
+                "a hint cannot argue against its own category".to_string(),
+            ));
+        }
+        against.push(c);
+    }
+    let mut facts = Vec::new();
+    for f in &row.facts {
+        facts.push(
+            FactCheck::from_id(f).ok_or_else(|| invalid(format!("unknown fact check `{f}`")))?,
+        );
+    }
+    Ok(Hint {
+        id: row.id,
+        category,
+        words: row.words,
+        against,
+        facts,
+        confidence: row.confidence,
+        explanation: row.explanation.trim().to_string(),
+        fix: row.fix.trim().to_string(),
+        sources: row.sources,
+    })
 }

@@ -32,6 +32,7 @@ struct Patterns {
     compiled_found: Regex,
     loaded_compiled: Regex,
     xid: Regex,
+    stated_version: Regex,
 }
 
 fn patterns() -> Option<&'static Patterns> {
@@ -51,6 +52,10 @@ fn patterns() -> Option<&'static Patterns> {
                 )
                 .ok()?,
                 xid: Regex::new(r"\bXid\b(?:\s*\([^)]*\))?:?\s*([0-9]{1,3})\b").ok()?,
+                stated_version: Regex::new(
+                    r#"(?i)(?:release|version|detected:?)\s*"?v?([0-9]{1,2})\.([0-9]{1,2})\b"#,
+                )
+                .ok()?,
             })
         })
         .as_ref()
@@ -99,6 +104,18 @@ pub fn extract<'a>(lines: impl Iterator<Item = &'a str>) -> Extracted {
         }
     }
     out
+}
+
+/// The version a toolkit statement names (`Cuda compilation tools, release 8.0, V8.0.61`, `-- got
+/// cuda version 7.5`, `Found CUDA: /usr/local/cuda (found version "11.8")`) as (major, minor): the
+/// first `release X.Y`, `version X.Y` or `detected: X.Y` in `line` at or after byte `from`.
+pub fn stated_version(line: &str, from: usize) -> Option<(u32, u32)> {
+    let p = patterns()?;
+    let rest = cap(line.get(from..)?);
+    let c = p.stated_version.captures(rest)?;
+    let major = c.get(1)?.as_str().parse().ok()?;
+    let minor = c.get(2)?.as_str().parse().ok()?;
+    Some((major, minor))
 }
 
 /// The first `LINE_CAP` bytes, cut at a character boundary.
@@ -164,5 +181,27 @@ mod tests {
             ]
         );
         assert_eq!(e.xids, vec![79]);
+    }
+
+    #[test]
+    fn stated_versions() {
+        assert_eq!(
+            stated_version("Cuda compilation tools, release 8.0, V8.0.61", 0),
+            Some((8, 0))
+        );
+        assert_eq!(stated_version("-- got cuda version 7.5", 3), Some((7, 5)));
+        assert_eq!(
+            stated_version(
+                "-- Found CUDA: /usr/local/cuda (found suitable version \"11.8\", minimum required is \"7.0\")",
+                3
+            ),
+            Some((11, 8))
+        );
+        assert_eq!(
+            stated_version("-- Caffe2: CUDA detected: 12.1", 10),
+            Some((12, 1))
+        );
+        assert_eq!(stated_version("-- Found CUDA: /opt/cuda", 3), None);
+        assert_eq!(stated_version("short", 99), None);
     }
 }

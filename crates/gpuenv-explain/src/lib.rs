@@ -5,6 +5,12 @@
 //!                                                          ──refined by Facts──▶ ranked Diagnoses
 //! ```
 //!
+//! Category hints (a WSL kernel string, `CUDA_VISIBLE_DEVICES=-1`) re-rank the causes of the
+//! signatures found and, when nothing gives an answer, are offered as a weak one of their own
+//! (`Diagnosis::hint`, never above `low`). When no signature matches at all, the log is compared
+//! with the labelled public reports (`neighbours`): if the most similar ones agree, their
+//! category is offered as a weak similarity hint naming the report (`low`, below the hints).
+//!
 //! Pure: no file system, no environment. The caller hands in the bytes, and optionally the facts
 //! of the machine the log came from (doctor's probes) and the knowledge base.
 
@@ -12,6 +18,7 @@ pub mod catalogue;
 pub mod category;
 pub mod extract;
 pub mod matcher;
+pub mod neighbours;
 pub mod normalize;
 pub mod refine;
 
@@ -23,13 +30,22 @@ use thiserror::Error;
 use gpuenv_facts::Facts;
 use gpuenv_kb::Kb;
 
-pub use catalogue::{Catalogue, CatalogueError, Signature};
+pub use catalogue::{Catalogue, CatalogueError, Hint, Signature};
 pub use category::Category;
 pub use extract::Extracted;
+pub use neighbours::{Neighbours, NeighboursError};
 pub use refine::{Effect, FactCheck, FactEvidence};
 
 use matcher::{Hits, Matcher};
 use normalize::Text;
+
+/// Whether `Explainer::builtin` offers the nearest-neighbour fallback (`neighbours`) for logs
+/// that match no signature. Off: measured leave-one-out over tests/corpus it does not raise
+/// top-1 (the few logs no signature matches are unlike every labelled report, and where it
+/// answered them it was wrong), so by the rule it was built under it is not kept in the
+/// answers. The model, its generator and the measurement stay (tests/corpus.rs
+/// `leave_one_out`), to be switched on when a larger corpus makes it pay.
+pub const SIMILARITY_FALLBACK: bool = false;
 
 /// Below this, a category is not an answer ("unknown" beats a guess).
 pub const ANSWER_FLOOR: f64 = 0.3;
@@ -49,13 +65,17 @@ pub enum ExplainError {
     Catalogue(#[from] CatalogueError),
     #[error(transparent)]
     Matcher(#[from] matcher::MatcherError),
+    #[error(transparent)]
+    Neighbours(#[from] NeighboursError),
 }
 
-/// The catalogue and its automaton, built once.
+/// The catalogue and its automaton, built once, and the nearest-neighbour model of the
+/// fallback.
 #[derive(Debug, Clone)]
 pub struct Explainer {
     catalogue: Catalogue,
     matcher: Matcher,
+    neighbours: Neighbours,
 }
 
 /// How sure a diagnosis is.
@@ -110,6 +130,23 @@ pub struct Diagnosis {
     pub fix: String,
     /// Public reports the signature was collected from.
     pub sources: Vec<String>,
+    /// True when no error message was recognised for it and it rests only on a category hint
+    /// (words of the log such as a WSL kernel string) or on the log's resemblance to labelled
+    /// reports (`similar`): a weak answer, never above `low`.
+    pub hint: bool,
+    /// For a similarity hint: the public reports the log resembles, most similar first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub similar: Vec<Similar>,
+}
+
+/// A labelled public report that a log resembles (the nearest-neighbour fallback).
+#[derive(Debug, Clone, Serialize)]
+pub struct Similar {
+    pub source: String,
+    /// Its root cause.
+    pub category: Category,
+    /// Cosine similarity of the two texts' TF-IDF vectors, 0..=1.
+    pub similarity: f64,
 }
 
 /// A signature found in the text.
@@ -151,15 +188,42 @@ struct Candidate {
 }
 
 impl Explainer {
-    /// The explainer over the built-in catalogue.
+    /// The explainer over the built-in catalogue (and the built-in nearest-neighbour model when
+    /// `SIMILARITY_FALLBACK` is on).
     pub fn builtin() -> Result<Explainer, ExplainError> {
-        Explainer::new(Catalogue::builtin()?)
+        let explainer = Explainer::new(Catalogue::builtin()?)?;
+        if SIMILARITY_FALLBACK {
+            Ok(explainer.with_neighbours(Neighbours::builtin()?))
+        } else {
+            Ok(explainer)
+        }
     }
 
-    /// The explainer over a catalogue.
+    /// The explainer over the built-in catalogue and the built-in nearest-neighbour model,
+    /// whatever `SIMILARITY_FALLBACK` says (for measuring it).
+    pub fn builtin_with_neighbours() -> Result<Explainer, ExplainError> {
+        Ok(Explainer::new(Catalogue::builtin()?)?.with_neighbours(Neighbours::builtin()?))
+    }
+
+    /// The explainer over a catalogue, without a nearest-neighbour model.
     pub fn new(catalogue: Catalogue) -> Result<Explainer, ExplainError> {
         let matcher = Matcher::new(&catalogue)?;
-        Ok(Explainer { catalogue, matcher })
+        Ok(Explainer {
+            catalogue,
+            matcher,
+            neighbours: Neighbours::default(),
+        })
+    }
+
+    /// The same explainer with another nearest-neighbour model (an empty one turns the
+    /// fallback off).
+    pub fn with_neighbours(mut self, neighbours: Neighbours) -> Explainer {
+        self.neighbours = neighbours;
+        self
+    }
+
+    pub fn neighbours(&self) -> &Neighbours {
+        &self.neighbours
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -168,6 +232,18 @@ impl Explainer {
 
     /// Explains `input` (any bytes), refined by a machine's facts when given.
     pub fn explain(&self, input: &[u8], facts: Option<&Facts>, kb: Option<&Kb>) -> Explanation {
+        self.explain_with_neighbours(input, facts, kb, &self.neighbours)
+    }
+
+    /// `explain` with another nearest-neighbour model (leave-one-out evaluation: the model
+    /// without the report being explained).
+    pub fn explain_with_neighbours(
+        &self,
+        input: &[u8],
+        facts: Option<&Facts>,
+        kb: Option<&Kb>,
+        neighbours: &Neighbours,
+    ) -> Explanation {
         let text = normalize::normalize(input);
         let hits = self.matcher.scan(&text);
 
@@ -208,16 +284,33 @@ impl Explainer {
                     score *= 0.6;
                 }
                 let mut log = lines.clone();
+                let mut favoured = false;
                 for word in &cause.when {
                     let id = self.matcher.id(word);
                     if hits.any(id) {
+                        favoured = true;
                         score += (1.0 - score) * 0.4;
                         if let Some(first) = hits.lines(id, &text).first() {
                             log.push(*first);
                         }
                     }
                 }
-                if cause.unless.iter().any(|w| hits.any(self.matcher.id(w))) {
+                let mut argued = cause.unless.iter().any(|w| hits.any(self.matcher.id(w)));
+                // Category hints speak where the cause's own words did not.
+                for hint in &self.catalogue.hints {
+                    let Some(first) = self.hint_line(hint, &hits, &text) else {
+                        continue;
+                    };
+                    if hint.category == cause.category && !favoured {
+                        favoured = true;
+                        score += (1.0 - score) * 0.4;
+                        log.push(first);
+                    }
+                    if hint.against.contains(&cause.category) {
+                        argued = true;
+                    }
+                }
+                if argued {
                     score *= 0.35;
                 }
                 candidates.push(Candidate {
@@ -301,13 +394,34 @@ impl Explainer {
                 evidence,
                 fix: cause.fix.clone(),
                 sources: sig.sources.clone(),
+                hint: false,
+                similar: Vec::new(),
             });
         }
-        diagnoses.sort_by(|a, b| {
+        let by_confidence = |a: &Diagnosis, b: &Diagnosis| {
             b.confidence
                 .total_cmp(&a.confidence)
                 .then(a.category.cmp(&b.category))
-        });
+        };
+        diagnoses.sort_by(by_confidence);
+        if diagnoses
+            .first()
+            .is_none_or(|d| d.confidence < ANSWER_FLOOR)
+        {
+            diagnoses.extend(self.hint_diagnoses(&hits, &text, facts, kb, &values));
+            // Only a log without any known message is compared with the labelled reports.
+            if found.is_empty() {
+                diagnoses.extend(similarity_diagnosis(&text, neighbours));
+            }
+            diagnoses.sort_by(by_confidence);
+            // One entry per category: the stronger of a weak signature's and a hint's.
+            let mut seen: Vec<Category> = Vec::new();
+            diagnoses.retain(|d| {
+                let first = !seen.contains(&d.category);
+                seen.push(d.category);
+                first
+            });
+        }
         diagnoses.retain(|d| d.confidence >= 0.1);
         diagnoses.truncate(5);
 
@@ -331,8 +445,109 @@ impl Explainer {
         }
     }
 
+    /// The first line (with the match offset) where one of a hint's words occurs.
+    fn hint_line(&self, hint: &Hint, hits: &Hits, text: &Text) -> Option<(usize, usize)> {
+        hint.words
+            .iter()
+            .filter_map(|w| hits.lines(self.matcher.id(w), text).first().copied())
+            .min()
+    }
+
+    /// The weak answers from category hints, for a log where no signature gives one. Hints of
+    /// different categories cancel out: each stays below `ANSWER_FLOOR` (a candidate, not an
+    /// answer). Facts of the machine raise or lower a hint as they do a cause, but a hint never
+    /// reaches `MEDIUM`.
+    fn hint_diagnoses(
+        &self,
+        hits: &Hits,
+        text: &Text,
+        facts: Option<&Facts>,
+        kb: Option<&Kb>,
+        values: &Extracted,
+    ) -> Vec<Diagnosis> {
+        let fired: Vec<(&Hint, Vec<(usize, usize)>)> = self
+            .catalogue
+            .hints
+            .iter()
+            .filter_map(|h| {
+                let mut lines: Vec<(usize, usize)> = h
+                    .words
+                    .iter()
+                    .flat_map(|w| hits.lines(self.matcher.id(w), text))
+                    .collect();
+                lines.sort_unstable();
+                lines.dedup_by_key(|(line, _)| *line);
+                (!lines.is_empty()).then_some((h, lines))
+            })
+            .collect();
+        let agree = fired
+            .windows(2)
+            .all(|pair| pair[0].0.category == pair[1].0.category);
+        let mut out: Vec<Diagnosis> = Vec::new();
+        for (hint, lines) in fired {
+            if out.iter().any(|d| d.category == hint.category) {
+                continue;
+            }
+            let mut confidence = if agree {
+                hint.confidence
+            } else {
+                hint.confidence * 0.5
+            };
+            let words: Vec<String> = hint
+                .words
+                .iter()
+                .filter(|w| hits.any(self.matcher.id(w)))
+                .map(|w| format!("`{w}`"))
+                .collect();
+            let mut evidence: Vec<Evidence> = lines
+                .iter()
+                .take(MAX_LOG_EVIDENCE)
+                .map(|(line, offset)| Evidence::Log {
+                    line: *line,
+                    text: snippet(text, *line, *offset),
+                })
+                .collect();
+            if let Some(facts) = facts {
+                let mut confirms = false;
+                let mut rules_out = false;
+                for check in &hint.facts {
+                    for f in refine::evaluate(*check, facts, kb, values) {
+                        confirms |= f.effect == Effect::Confirms;
+                        rules_out |= f.effect == Effect::RulesOut;
+                        evidence.push(Evidence::Fact(f));
+                    }
+                }
+                if confirms {
+                    confidence += (1.0 - confidence) * 0.5;
+                } else if rules_out {
+                    confidence *= 0.35;
+                }
+            }
+            let confidence = confidence.clamp(0.0, MEDIUM - 0.01);
+            out.push(Diagnosis {
+                category: hint.category,
+                layer: hint.category.layer(),
+                confidence: (confidence * 100.0).round() / 100.0,
+                level: Level::of(confidence),
+                signature: format!("hint:{}", hint.id),
+                explanation: format!(
+                    "Weak hint only: no known error message was recognised, but the log mentions {}. {}",
+                    words.join(", "),
+                    hint.explanation
+                ),
+                evidence,
+                fix: hint.fix.clone(),
+                sources: hint.sources.clone(),
+                hint: true,
+                similar: Vec::new(),
+            });
+        }
+        out
+    }
+
     /// The lines (with the match offset) where a signature occurs: a pattern, and one of its
-    /// `requires_on_line` words on the same line when it has any.
+    /// `requires_on_line` words on the same line when it has any; for a `versions_differ`
+    /// signature, the lines that state a version, and only when two of them differ.
     fn signature_lines(&self, sig: &Signature, hits: &Hits, text: &Text) -> Vec<(usize, usize)> {
         let mut lines: Vec<(usize, usize)> = sig
             .patterns
@@ -353,8 +568,115 @@ impl Explainer {
         }
         lines.sort_unstable();
         lines.dedup_by_key(|(line, _)| *line);
+        if sig.versions_differ {
+            let mut versions: Vec<(u32, u32)> = Vec::new();
+            lines.retain(|(line, offset)| {
+                let start = text
+                    .line_starts
+                    .get(line.wrapping_sub(1))
+                    .copied()
+                    .unwrap_or(0);
+                match extract::stated_version(text.line(*line), offset.saturating_sub(start)) {
+                    Some(v) => {
+                        if !versions.contains(&v) {
+                            versions.push(v);
+                        }
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if versions.len() < 2 {
+                lines.clear();
+            }
+        }
         lines
     }
+}
+
+/// The weak answer of the nearest-neighbour fallback, when the reports most similar to the log
+/// agree (`Neighbours::vote`): `low`, below the hints' confidence, naming the report it resembles.
+fn similarity_diagnosis(text: &Text, neighbours: &Neighbours) -> Option<Diagnosis> {
+    if neighbours.is_empty() {
+        return None;
+    }
+    let vote = neighbours.vote(&neighbours::tokens(&text.text))?;
+    let best = vote.neighbours.first()?;
+    let agreeing = vote
+        .neighbours
+        .iter()
+        .filter(|n| n.category == vote.category)
+        .count();
+    let category = vote.category;
+    let words: Vec<String> = vote.shared.iter().map(|w| format!("`{w}`")).collect();
+    let explanation = format!(
+        "Weak similarity hint only: no known error message was recognised, but this log looks like {}, which was {category} ({agreeing} of the {} most similar public reports were {category}; similarity {:.2}; shared words {}). {}",
+        best.source,
+        vote.neighbours.len(),
+        best.similarity,
+        words.join(", "),
+        category.summary()
+    );
+    let evidence = word_lines(text, &vote.shared)
+        .into_iter()
+        .take(MAX_LOG_EVIDENCE)
+        .map(|(line, offset)| Evidence::Log {
+            line,
+            text: snippet(text, line, offset),
+        })
+        .collect();
+    let confidence = vote.confidence.clamp(0.0, neighbours::MAX_CONFIDENCE);
+    Some(Diagnosis {
+        category,
+        layer: category.layer(),
+        confidence: (confidence * 100.0).floor() / 100.0,
+        level: Level::of(confidence),
+        signature: format!("similar:{}", best.case),
+        explanation,
+        evidence,
+        fix: format!(
+            "A resemblance is not a diagnosis: read how {} was resolved and check whether it applies here; `gpuenv rules {category}` lists the known messages and fixes of this category, and `gpuenv doctor` checks the machine itself.",
+            best.source
+        ),
+        sources: vote
+            .neighbours
+            .iter()
+            .filter(|n| n.category == category)
+            .map(|n| n.source.clone())
+            .collect(),
+        hint: true,
+        similar: vote
+            .neighbours
+            .iter()
+            .map(|n| Similar {
+                source: n.source.clone(),
+                category: n.category,
+                similarity: (n.similarity * 100.0).round() / 100.0,
+            })
+            .collect(),
+    })
+}
+
+/// The first line (with the offset) holding each of these words (lower-case tokens), within the
+/// part of the text the tokens were read from; in line order, one entry per line.
+fn word_lines(text: &Text, words: &[String]) -> Vec<(usize, usize)> {
+    let (head, tail) = neighbours::bounded(&text.text);
+    let tail_start = text.text.len() - tail.len();
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for word in words.iter().take(3) {
+        let hit = text.line_starts.iter().enumerate().find_map(|(i, &start)| {
+            if start >= head.len() && start < tail_start {
+                return None;
+            }
+            let line = text.line(i + 1);
+            let at = line.to_ascii_lowercase().find(word.as_str())?;
+            Some((i + 1, start + at))
+        });
+        found.extend(hit);
+    }
+    found.sort_unstable();
+    found.dedup_by_key(|(line, _)| *line);
+    found
 }
 
 /// The last line that looks like a Python exception (`RuntimeError: ...`, `torch.cuda.OutOfMemoryError:

@@ -1,6 +1,6 @@
 //! One pass over the text with one multi-pattern automaton (Aho-Corasick) holding every string
-//! the catalogue mentions: signature patterns, same-line requirements, and the context words of
-//! the causes. The pass records, per string, where it occurs.
+//! the catalogue mentions: signature patterns, same-line requirements, the context words of
+//! the causes, and the category hints' words. The pass records, per string, where it occurs.
 
 use std::collections::HashMap;
 
@@ -58,6 +58,9 @@ impl Matcher {
                 cause.when.iter().for_each(|p| add(p));
                 cause.unless.iter().for_each(|p| add(p));
             }
+        }
+        for hint in &catalogue.hints {
+            hint.words.iter().for_each(|p| add(p));
         }
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)

@@ -130,12 +130,140 @@ pub fn strip_ansi(line: &str) -> String {
     out
 }
 
-/// Strips the log prefixes that hide where a message starts: absl/glog
+/// Strips the log prefixes that hide where a message starts: Docker Compose service columns
+/// (`app-1  | `), syslog/journald (`Oct 04 15:02:41 host unit[394]: `), Ray/vLLM process tags and
+/// level stamps (`(EngineCore_DP0 pid=68) ERROR 02-06 16:34:06 [core.py:936] `), absl/glog
 /// (`E0000 00:00:1712345678.123 12345 cuda_dnn.cc:535] `, `2024-01-01 12:00:00.000000: E
-/// tensorflow/.../cuda_dnn.cc:535] `) and Jupyter's `----> 3 ` arrows.
+/// tensorflow/.../cuda_dnn.cc:535] `) and Jupyter's `----> 3 ` arrows. With the prefix gone, a
+/// `RuntimeError: ...` line is recognised as the exception the program died with.
 pub fn strip_prefixes(line: &str) -> &str {
+    let line = strip_compose(line);
+    let line = strip_syslog(line);
+    let line = strip_process_tags(line);
+    let line = strip_level_stamp(line);
     let line = strip_glog(line);
     strip_jupyter_arrow(line)
+}
+
+/// Docker Compose: `service-1     | message` (the service name ends in `-N` or `_N`).
+fn strip_compose(line: &str) -> &str {
+    let window = &line.as_bytes()[..line.len().min(96)];
+    let Some(bar) = window.windows(3).position(|w| w == b" | ") else {
+        return line;
+    };
+    let name = line[..bar].trim_end();
+    let bytes = name.as_bytes();
+    let digits = bytes
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let plausible = !name.is_empty()
+        && digits > 0
+        && digits < bytes.len()
+        && matches!(bytes[bytes.len() - digits - 1], b'-' | b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if plausible {
+        // `bar + 3` follows ASCII bytes, so it is a character boundary.
+        line.get(bar + 3..).unwrap_or(line)
+    } else {
+        line
+    }
+}
+
+/// syslog/journald: `Mon DD hh:mm:ss host tag[pid]: message`.
+fn strip_syslog(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    if bytes.len() < 20
+        || !bytes[0].is_ascii_uppercase()
+        || !bytes[1..3].iter().all(u8::is_ascii_lowercase)
+        || bytes[3] != b' '
+    {
+        return line;
+    }
+    // Day: one or two digits, space-padded.
+    let mut i = 4;
+    if bytes[i] == b' ' {
+        i += 1;
+    }
+    let day = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if !(1..=2).contains(&day) {
+        return line;
+    }
+    i += day;
+    let time = bytes.get(i..i + 9);
+    let is_time = time.is_some_and(|t| {
+        t[0] == b' '
+            && t[3] == b':'
+            && t[6] == b':'
+            && [1, 2, 4, 5, 7, 8].iter().all(|&k| t[k].is_ascii_digit())
+    });
+    if !is_time {
+        return line;
+    }
+    i += 9;
+    // ` host tag: ` — two space-free words, the second ending in `:`.
+    let rest = &bytes[i..];
+    if rest.first() != Some(&b' ') {
+        return line;
+    }
+    let Some(host_len) = rest[1..].iter().position(|b| *b == b' ') else {
+        return line;
+    };
+    let tag_start = i + 1 + host_len + 1;
+    let window = &bytes[tag_start..bytes.len().min(tag_start + 64)];
+    match window.windows(2).position(|w| w == b": ") {
+        Some(end) if !window[..end].contains(&b' ') && end > 0 => {
+            line.get(tag_start + end + 2..).unwrap_or(line)
+        }
+        _ => line,
+    }
+}
+
+/// Ray/vLLM worker tags: `(EngineCore_DP0 pid=68) `, possibly several.
+fn strip_process_tags(mut line: &str) -> &str {
+    for _ in 0..4 {
+        let Some(rest) = line.strip_prefix('(') else {
+            break;
+        };
+        let Some(close) = rest.find(") ") else {
+            break;
+        };
+        if close > 64 || !rest[..close].contains("pid=") {
+            break;
+        }
+        line = &rest[close + 2..];
+    }
+    line
+}
+
+/// Python logging as vLLM formats it: `ERROR 02-06 16:34:06 [core.py:936] ` (or without brackets,
+/// `INFO 01-11 13:09:40 engine.py:366] `).
+fn strip_level_stamp(line: &str) -> &str {
+    let Some((level, rest)) = line.split_once(' ') else {
+        return line;
+    };
+    if !matches!(level, "DEBUG" | "INFO" | "WARNING" | "ERROR" | "CRITICAL") {
+        return line;
+    }
+    let bytes = rest.as_bytes();
+    let stamp = bytes.len() > 15
+        && bytes[0..2].iter().all(u8::is_ascii_digit)
+        && bytes[2] == b'-'
+        && bytes[3..5].iter().all(u8::is_ascii_digit)
+        && bytes[5] == b' '
+        && bytes[8] == b':'
+        && bytes[11] == b':';
+    if !stamp {
+        return line;
+    }
+    let window = &bytes[..bytes.len().min(96)];
+    match window.windows(2).position(|w| w == b"] ") {
+        Some(i) => rest.get(i + 2..).map(str::trim_start).unwrap_or(line),
+        None => line,
+    }
 }
 
 fn strip_glog(line: &str) -> &str {
@@ -202,6 +330,27 @@ mod tests {
             t.line(2),
             "Could not load dynamic library 'libcudart.so.11.0'"
         );
+    }
+
+    #[test]
+    fn service_log_prefixes_are_removed() {
+        let t = normalize(
+            b"Oct 04 15:02:41 llm sd-webui-forge-start[394]: RuntimeError: CUDA error: no kernel image\n\
+              Jun  3 11:07:05 gpu-0 kernel: NVRM: API mismatch\n\
+              kokoro-tts-1     | RuntimeError: boom\n\
+              (APIServer pid=1) (EngineCore_DP0 pid=68) ERROR 02-06 16:34:06 [core.py:936] RuntimeError: CUDA error\n\
+              |   0  NVIDIA GeForce RTX 3090   | 00000000:01:00.0 Off |\n\
+              name | value",
+        );
+        assert_eq!(t.line(1), "RuntimeError: CUDA error: no kernel image");
+        assert_eq!(t.line(2), "NVRM: API mismatch");
+        assert_eq!(t.line(3), "RuntimeError: boom");
+        assert_eq!(t.line(4), "RuntimeError: CUDA error");
+        assert_eq!(
+            t.line(5),
+            "|   0  NVIDIA GeForce RTX 3090   | 00000000:01:00.0 Off |"
+        );
+        assert_eq!(t.line(6), "name | value");
     }
 
     #[test]

@@ -39,6 +39,31 @@ fn ten_megabyte_log() {
     eprintln!("10 MB log explained in {took:?} (debug build)");
 }
 
+/// A 10 MB log in which no signature matches, with the nearest-neighbour fallback on: the
+/// tokeniser reads only a bounded head and tail.
+#[test]
+fn ten_megabyte_log_without_a_known_message() {
+    let e = Explainer::builtin_with_neighbours().unwrap();
+    let mut log = Vec::new();
+    let mut i = 0;
+    while log.len() < 10 * 1024 * 1024 {
+        log.extend_from_slice(
+            format!(
+                "2024-01-01 12:00:{:02}.000000: worker{i} step {i} loss=0.{i} token{i}\n",
+                i % 60
+            )
+            .as_bytes(),
+        );
+        i += 1;
+    }
+    log.extend_from_slice(b"the job stopped\n");
+    let start = Instant::now();
+    let x = e.explain(&log, None, None);
+    let took = start.elapsed();
+    assert!(x.recognised.is_empty());
+    eprintln!("10 MB unknown log explained with the fallback in {took:?} (debug build)");
+}
+
 #[test]
 fn one_megabyte_single_line_and_binary_junk() {
     let e = Explainer::builtin().unwrap();
@@ -63,6 +88,12 @@ fn one_megabyte_single_line_and_binary_junk() {
     let _ = e.explain(b"\x1b]", None, None);
     let _ = e.explain(b"", None, None);
     let _ = e.explain(b"\r\r\r\n\n\\n\\n\\n", None, None);
+    let n = Explainer::builtin_with_neighbours().unwrap();
+    for seed in 0..20 {
+        let data = junk(64 * 1024 + seed as usize * 977, seed);
+        let _ = n.explain(&data, None, None);
+    }
+    let _ = n.explain(&[0xe2; 200_000], None, None);
 }
 
 #[test]

@@ -7,9 +7,7 @@
 //!
 //! Category hints (a WSL kernel string, `CUDA_VISIBLE_DEVICES=-1`) re-rank the causes of the
 //! signatures found and, when nothing gives an answer, are offered as a weak one of their own
-//! (`Diagnosis::hint`, never above `low`). When no signature matches at all, the log is compared
-//! with the labelled public reports (`neighbours`): if the most similar ones agree, their
-//! category is offered as a weak similarity hint naming the report (`low`, below the hints).
+//! (`Diagnosis::hint`, never above `low`). A log that matches neither is "unknown".
 //!
 //! Pure: no file system, no environment. The caller hands in the bytes, and optionally the facts
 //! of the machine the log came from (doctor's probes) and the knowledge base.
@@ -18,7 +16,6 @@ pub mod catalogue;
 pub mod category;
 pub mod extract;
 pub mod matcher;
-pub mod neighbours;
 pub mod normalize;
 pub mod refine;
 
@@ -33,19 +30,10 @@ use gpuenv_kb::Kb;
 pub use catalogue::{Catalogue, CatalogueError, Hint, Signature};
 pub use category::Category;
 pub use extract::Extracted;
-pub use neighbours::{Neighbours, NeighboursError};
 pub use refine::{Effect, FactCheck, FactEvidence};
 
 use matcher::{Hits, Matcher};
 use normalize::Text;
-
-/// Whether `Explainer::builtin` offers the nearest-neighbour fallback (`neighbours`) for logs
-/// that match no signature. Off: measured leave-one-out over tests/corpus it does not raise
-/// top-1 (the few logs no signature matches are unlike every labelled report, and where it
-/// answered them it was wrong), so by the rule it was built under it is not kept in the
-/// answers. The model, its generator and the measurement stay (tests/corpus.rs
-/// `leave_one_out`), to be switched on when a larger corpus makes it pay.
-pub const SIMILARITY_FALLBACK: bool = false;
 
 /// Below this, a category is not an answer ("unknown" beats a guess).
 pub const ANSWER_FLOOR: f64 = 0.3;
@@ -65,17 +53,13 @@ pub enum ExplainError {
     Catalogue(#[from] CatalogueError),
     #[error(transparent)]
     Matcher(#[from] matcher::MatcherError),
-    #[error(transparent)]
-    Neighbours(#[from] NeighboursError),
 }
 
-/// The catalogue and its automaton, built once, and the nearest-neighbour model of the
-/// fallback.
+/// The catalogue and its automaton, built once.
 #[derive(Debug, Clone)]
 pub struct Explainer {
     catalogue: Catalogue,
     matcher: Matcher,
-    neighbours: Neighbours,
 }
 
 /// How sure a diagnosis is.
@@ -131,22 +115,8 @@ pub struct Diagnosis {
     /// Public reports the signature was collected from.
     pub sources: Vec<String>,
     /// True when no error message was recognised for it and it rests only on a category hint
-    /// (words of the log such as a WSL kernel string) or on the log's resemblance to labelled
-    /// reports (`similar`): a weak answer, never above `low`.
+    /// (words of the log such as a WSL kernel string): a weak answer, never above `low`.
     pub hint: bool,
-    /// For a similarity hint: the public reports the log resembles, most similar first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub similar: Vec<Similar>,
-}
-
-/// A labelled public report that a log resembles (the nearest-neighbour fallback).
-#[derive(Debug, Clone, Serialize)]
-pub struct Similar {
-    pub source: String,
-    /// Its root cause.
-    pub category: Category,
-    /// Cosine similarity of the two texts' TF-IDF vectors, 0..=1.
-    pub similarity: f64,
 }
 
 /// A signature found in the text.
@@ -188,42 +158,15 @@ struct Candidate {
 }
 
 impl Explainer {
-    /// The explainer over the built-in catalogue (and the built-in nearest-neighbour model when
-    /// `SIMILARITY_FALLBACK` is on).
+    /// The explainer over the built-in catalogue.
     pub fn builtin() -> Result<Explainer, ExplainError> {
-        let explainer = Explainer::new(Catalogue::builtin()?)?;
-        if SIMILARITY_FALLBACK {
-            Ok(explainer.with_neighbours(Neighbours::builtin()?))
-        } else {
-            Ok(explainer)
-        }
+        Explainer::new(Catalogue::builtin()?)
     }
 
-    /// The explainer over the built-in catalogue and the built-in nearest-neighbour model,
-    /// whatever `SIMILARITY_FALLBACK` says (for measuring it).
-    pub fn builtin_with_neighbours() -> Result<Explainer, ExplainError> {
-        Ok(Explainer::new(Catalogue::builtin()?)?.with_neighbours(Neighbours::builtin()?))
-    }
-
-    /// The explainer over a catalogue, without a nearest-neighbour model.
+    /// The explainer over a catalogue.
     pub fn new(catalogue: Catalogue) -> Result<Explainer, ExplainError> {
         let matcher = Matcher::new(&catalogue)?;
-        Ok(Explainer {
-            catalogue,
-            matcher,
-            neighbours: Neighbours::default(),
-        })
-    }
-
-    /// The same explainer with another nearest-neighbour model (an empty one turns the
-    /// fallback off).
-    pub fn with_neighbours(mut self, neighbours: Neighbours) -> Explainer {
-        self.neighbours = neighbours;
-        self
-    }
-
-    pub fn neighbours(&self) -> &Neighbours {
-        &self.neighbours
+        Ok(Explainer { catalogue, matcher })
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -232,18 +175,6 @@ impl Explainer {
 
     /// Explains `input` (any bytes), refined by a machine's facts when given.
     pub fn explain(&self, input: &[u8], facts: Option<&Facts>, kb: Option<&Kb>) -> Explanation {
-        self.explain_with_neighbours(input, facts, kb, &self.neighbours)
-    }
-
-    /// `explain` with another nearest-neighbour model (leave-one-out evaluation: the model
-    /// without the report being explained).
-    pub fn explain_with_neighbours(
-        &self,
-        input: &[u8],
-        facts: Option<&Facts>,
-        kb: Option<&Kb>,
-        neighbours: &Neighbours,
-    ) -> Explanation {
         let text = normalize::normalize(input);
         let hits = self.matcher.scan(&text);
 
@@ -395,7 +326,6 @@ impl Explainer {
                 fix: cause.fix.clone(),
                 sources: sig.sources.clone(),
                 hint: false,
-                similar: Vec::new(),
             });
         }
         let by_confidence = |a: &Diagnosis, b: &Diagnosis| {
@@ -409,10 +339,6 @@ impl Explainer {
             .is_none_or(|d| d.confidence < ANSWER_FLOOR)
         {
             diagnoses.extend(self.hint_diagnoses(&hits, &text, facts, kb, &values));
-            // Only a log without any known message is compared with the labelled reports.
-            if found.is_empty() {
-                diagnoses.extend(similarity_diagnosis(&text, neighbours));
-            }
             diagnoses.sort_by(by_confidence);
             // One entry per category: the stronger of a weak signature's and a hint's.
             let mut seen: Vec<Category> = Vec::new();
@@ -539,7 +465,6 @@ impl Explainer {
                 fix: hint.fix.clone(),
                 sources: hint.sources.clone(),
                 hint: true,
-                similar: Vec::new(),
             });
         }
         out
@@ -592,91 +517,6 @@ impl Explainer {
         }
         lines
     }
-}
-
-/// The weak answer of the nearest-neighbour fallback, when the reports most similar to the log
-/// agree (`Neighbours::vote`): `low`, below the hints' confidence, naming the report it resembles.
-fn similarity_diagnosis(text: &Text, neighbours: &Neighbours) -> Option<Diagnosis> {
-    if neighbours.is_empty() {
-        return None;
-    }
-    let vote = neighbours.vote(&neighbours::tokens(&text.text))?;
-    let best = vote.neighbours.first()?;
-    let agreeing = vote
-        .neighbours
-        .iter()
-        .filter(|n| n.category == vote.category)
-        .count();
-    let category = vote.category;
-    let words: Vec<String> = vote.shared.iter().map(|w| format!("`{w}`")).collect();
-    let explanation = format!(
-        "Weak similarity hint only: no known error message was recognised, but this log looks like {}, which was {category} ({agreeing} of the {} most similar public reports were {category}; similarity {:.2}; shared words {}). {}",
-        best.source,
-        vote.neighbours.len(),
-        best.similarity,
-        words.join(", "),
-        category.summary()
-    );
-    let evidence = word_lines(text, &vote.shared)
-        .into_iter()
-        .take(MAX_LOG_EVIDENCE)
-        .map(|(line, offset)| Evidence::Log {
-            line,
-            text: snippet(text, line, offset),
-        })
-        .collect();
-    let confidence = vote.confidence.clamp(0.0, neighbours::MAX_CONFIDENCE);
-    Some(Diagnosis {
-        category,
-        layer: category.layer(),
-        confidence: (confidence * 100.0).floor() / 100.0,
-        level: Level::of(confidence),
-        signature: format!("similar:{}", best.case),
-        explanation,
-        evidence,
-        fix: format!(
-            "A resemblance is not a diagnosis: read how {} was resolved and check whether it applies here; `gpuenv rules {category}` lists the known messages and fixes of this category, and `gpuenv doctor` checks the machine itself.",
-            best.source
-        ),
-        sources: vote
-            .neighbours
-            .iter()
-            .filter(|n| n.category == category)
-            .map(|n| n.source.clone())
-            .collect(),
-        hint: true,
-        similar: vote
-            .neighbours
-            .iter()
-            .map(|n| Similar {
-                source: n.source.clone(),
-                category: n.category,
-                similarity: (n.similarity * 100.0).round() / 100.0,
-            })
-            .collect(),
-    })
-}
-
-/// The first line (with the offset) holding each of these words (lower-case tokens), within the
-/// part of the text the tokens were read from; in line order, one entry per line.
-fn word_lines(text: &Text, words: &[String]) -> Vec<(usize, usize)> {
-    let (head, tail) = neighbours::bounded(&text.text);
-    let tail_start = text.text.len() - tail.len();
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    for word in words.iter().take(3) {
-        let hit = text.line_starts.iter().enumerate().find_map(|(i, &start)| {
-            if start >= head.len() && start < tail_start {
-                return None;
-            }
-            let line = text.line(i + 1);
-            let at = line.to_ascii_lowercase().find(word.as_str())?;
-            Some((i + 1, start + at))
-        });
-        found.extend(hit);
-    }
-    found.sort_unstable();
-    found.dedup_by_key(|(line, _)| *line);
-    found
 }
 
 /// The last line that looks like a Python exception (`RuntimeError: ...`, `torch.cuda.OutOfMemoryError:

@@ -251,6 +251,17 @@ pub fn evaluate(
                             v.value
                         ),
                     ));
+                } else if let Some((first, count)) = first_index_beyond_gpus(value, facts) {
+                    // CUDA stops at the first entry that names no device, so a first entry
+                    // beyond the GPUs hides them all.
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "CUDA_VISIBLE_DEVICES is `{}` but this machine has {count} NVIDIA GPU(s), indices 0..{}: there is no GPU {first}, which hides every GPU",
+                            v.value,
+                            count - 1
+                        ),
+                    ));
                 } else {
                     out.push(say(
                         Effect::Notes,
@@ -279,6 +290,18 @@ pub fn evaluate(
         }
     }
     out
+}
+
+/// The first index of a `CUDA_VISIBLE_DEVICES` list and the number of NVIDIA GPUs, when that
+/// index does not exist (a list of plain indices only; UUIDs and MIG names are not judged, nor
+/// is anything when the GPUs are not known).
+fn first_index_beyond_gpus(value: &str, facts: &Facts) -> Option<(u32, usize)> {
+    let count = facts.gpus.devices.len();
+    if count == 0 {
+        return None;
+    }
+    let first: u32 = value.split(',').next()?.trim().parse().ok()?;
+    (first as usize >= count).then_some((first, count))
 }
 
 /// Every environment's framework CUDA version (torch, TensorFlow).

@@ -1,12 +1,10 @@
 //! The ranking mechanisms beyond plain signatures: category hints (re-ranking a matched
-//! signature's causes, and the weak fallback answer when nothing else answers), signatures
-//! that count only when two different versions are stated, and the nearest-neighbour
-//! similarity fallback for logs that match no signature.
+//! signature's causes, and the weak fallback answer when nothing else answers), and signatures
+//! that count only when two different versions are stated.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use gpuenv_explain::neighbours::{self, Neighbours, Row};
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
-use gpuenv_facts::Facts;
+use gpuenv_facts::{Facts, Gpu, KernelModule, Source, Sourced};
 
 fn explainer() -> Explainer {
     Explainer::builtin().unwrap()
@@ -145,117 +143,102 @@ sources = ["https://example.org/report"]
     assert!(Catalogue::from_files(&[("bad.toml", &hint(0.35, "\"no-such\""))]).is_err());
 }
 
-/// A small model: two WSL reports and two out-of-memory reports.
-fn small_model() -> Neighbours {
-    let row = |case: &str, category: Category, text: &str| Row {
-        case: case.to_string(),
-        category,
-        source: format!("https://example.org/{case}"),
-        tokens: neighbours::tokens(text),
+/// A machine with `gpus` NVIDIA GPUs on the bus, the given kernel module state, and
+/// CUDA_VISIBLE_DEVICES as given.
+fn machine(gpus: usize, module: Option<&str>, visible: Option<&str>) -> Facts {
+    let mut facts = Facts {
+        live: true,
+        ..Facts::default()
     };
-    Neighbours::from_rows(vec![
-        row(
-            "wsl/a",
-            Category::Wsl,
-            "ubuntu windows insider build gpu compute dxcore hangs forever",
+    facts.driver.kernel_module_state_known = true;
+    facts.driver.kernel_module = module.map(|v| KernelModule {
+        version: Sourced::new(
+            v.parse().unwrap(),
+            Source::File("/proc/driver/nvidia/version".to_string()),
         ),
-        row(
-            "wsl/b",
-            Category::Wsl,
-            "windows insider dxcore gpu compute stops responding",
-        ),
-        row(
-            "out-of-memory/c",
-            Category::OutOfMemory,
-            "batch size too large allocator fragmentation reserved",
-        ),
-        row(
-            "out-of-memory/d",
-            Category::OutOfMemory,
-            "reduce batch size allocator reserved memory",
-        ),
-    ])
+        flavor: None,
+    });
+    for i in 0..gpus {
+        facts.gpus.devices.push(Gpu {
+            pci_address: format!("0000:0{}:00.0", i + 1),
+            device_id: 0x2204,
+            name: None,
+            chip: None,
+            cc: None,
+            architecture: None,
+            uuid: None,
+            bound_driver: None,
+            legacy_branch: None,
+        });
+    }
+    facts.gpus.cuda_visible_devices =
+        visible.map(|v| Sourced::new(v.to_string(), Source::Env("CUDA_VISIBLE_DEVICES".into())));
+    facts
 }
 
+/// "No CUDA GPUs are available": from the text alone CUDA_VISIBLE_DEVICES (medium) before a
+/// missing driver; the machine's facts decide when there are some.
 #[test]
-fn a_log_like_a_labelled_report_gets_a_weak_labelled_similarity_answer() {
-    let e = explainer().with_neighbours(small_model());
-    let x = e.explain(
-        b"my box on a windows insider build: gpu compute through dxcore hangs\n",
-        None,
-        None,
-    );
-    assert!(x.recognised.is_empty());
-    let top = x.top().expect("the neighbours agree");
-    assert_eq!(top.category, Category::Wsl);
-    assert!(top.hint);
-    assert_eq!(top.level, Level::Low);
-    assert!(top.confidence >= ANSWER_FLOOR && top.confidence <= neighbours::MAX_CONFIDENCE);
-    assert!(
-        top.signature.starts_with("similar:wsl/"),
-        "{}",
-        top.signature
-    );
-    assert!(
-        top.explanation.starts_with("Weak similarity hint only")
-            && top
-                .explanation
-                .contains("looks like https://example.org/wsl/a, which was wsl"),
-        "{}",
-        top.explanation
-    );
-    assert_eq!(
-        top.sources.first().map(String::as_str),
-        Some("https://example.org/wsl/a")
-    );
-    assert!(!top.similar.is_empty() && top.similar[0].category == Category::Wsl);
-    assert!(
-        !top.evidence.is_empty(),
-        "the shared words' lines are shown"
-    );
-    let json = serde_json::to_value(top).unwrap();
-    assert_eq!(json["similar"][0]["category"], "wsl");
+fn no_device_is_the_variable_from_the_text_and_the_facts_decide() {
+    let text = b"RuntimeError: No CUDA GPUs are available\n";
+    let e = explainer();
+    let alone = e.explain(text, None, None);
+    let top = alone.top().unwrap();
+    assert_eq!(top.category, Category::EnvVarMisconfiguration);
+    assert_eq!(top.level, Level::Medium);
+    assert_eq!(alone.diagnoses[1].category, Category::DriverMissing);
+
+    // No kernel module: the driver.
+    let x = e.explain(text, Some(&machine(1, None, None)), None);
+    assert_eq!(x.top().unwrap().category, Category::DriverMissing);
+
+    // A loaded driver, one GPU, CUDA_VISIBLE_DEVICES=3 (or 1,0: CUDA stops at the first entry
+    // that names no GPU): the variable, confirmed.
+    for visible in ["3", "1,0"] {
+        let x = e.explain(
+            text,
+            Some(&machine(1, Some("550.144.03"), Some(visible))),
+            None,
+        );
+        let top = x.top().unwrap();
+        assert_eq!(top.category, Category::EnvVarMisconfiguration, "{visible}");
+        assert_eq!(top.level, Level::High, "{visible}");
+        assert!(
+            format!("{:?}", top.evidence).contains("there is no GPU"),
+            "{:?}",
+            top.evidence
+        );
+    }
+    // An index that exists is only noted.
+    let x = e.explain(text, Some(&machine(2, Some("550.144.03"), Some("1"))), None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::EnvVarMisconfiguration);
+    assert_eq!(top.level, Level::Medium);
 }
 
+/// The JSON of a diagnosis (`gpuenv explain --format json`): the fields it promises.
 #[test]
-fn the_similarity_fallback_never_speaks_where_a_signature_matched() {
-    let e = explainer().with_neighbours(small_model());
-    // Just like the WSL reports, but with a known (weak, below the floor) message in it.
-    let x = e.explain(
-        b"windows insider dxcore gpu compute hangs\nCUDA kernel errors might be asynchronously reported at some other API call\n",
+fn a_diagnosis_serialises_its_fields() {
+    let x = explainer().explain(
+        b"ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n",
         None,
         None,
     );
-    assert!(!x.recognised.is_empty());
-    assert!(
-        x.diagnoses.iter().all(|d| d.similar.is_empty()),
-        "{:?}",
-        x.diagnoses
-    );
-}
-
-#[test]
-fn the_similarity_fallback_stays_silent_when_the_neighbours_disagree_or_nothing_is_alike() {
-    let e = explainer().with_neighbours(small_model());
-    let mixed = e.explain(b"dxcore insider batch allocator\n", None, None);
-    assert!(mixed.top().is_none(), "{:?}", mixed.top());
-    let unlike = e.explain(
-        b"the printer is on fire
-",
-        None,
-        None,
-    );
-    assert!(unlike.top().is_none());
-}
-
-#[test]
-fn the_builtin_similarity_fallback_follows_its_switch() {
-    assert_eq!(
-        explainer().neighbours().is_empty(),
-        !gpuenv_explain::SIMILARITY_FALLBACK
-    );
-    assert!(!Explainer::builtin_with_neighbours()
-        .unwrap()
-        .neighbours()
-        .is_empty());
+    let json = serde_json::to_value(x.top().unwrap()).unwrap();
+    for key in [
+        "category",
+        "layer",
+        "confidence",
+        "level",
+        "signature",
+        "explanation",
+        "evidence",
+        "fix",
+        "sources",
+        "hint",
+    ] {
+        assert!(json.get(key).is_some(), "{key}: {json:#}");
+    }
+    assert_eq!(json["category"], "cudnn-missing");
+    assert_eq!(json.as_object().unwrap().len(), 10, "{json:#}");
 }

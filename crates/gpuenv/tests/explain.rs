@@ -17,20 +17,38 @@ fn answer(stdout: &str) -> String {
     v["answer"].as_str().unwrap_or("unknown").to_string()
 }
 
-/// The same error text, two answers: from the text alone the likeliest cause is a missing
-/// driver; on a machine whose driver is loaded and whose CUDA_VISIBLE_DEVICES is empty, it is
-/// the variable.
+fn diagnoses(stdout: &str) -> Vec<(String, String)> {
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    v["diagnoses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["category"].as_str().unwrap_or("").to_string(),
+                d["level"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The same error text, different answers by the machine's facts. From the text alone the
+/// likeliest cause is CUDA_VISIBLE_DEVICES (every public report of this message collected was
+/// the variable naming a GPU that does not exist), at medium, with a missing driver second; on a
+/// machine without an NVIDIA driver the facts put the driver first; on machines whose driver is
+/// loaded they rule it out and, where the variable is set, confirm the variable (empty, or an
+/// index beyond the GPUs). The same facts work from a saved doctor report.
 #[test]
 fn facts_change_the_ranking() {
     if !have_cc() {
         eprintln!("skipped: no C compiler");
         return;
     }
-    let s = Scenario::load(&scenarios_dir().join("cuda-visible-devices-empty.toml"));
-    let root = FakeRoot::build(&s);
+    let no_driver = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
+    let no_driver_root = FakeRoot::build(&no_driver);
     let alone = run_gpuenv(
-        root.path(),
-        &s.env,
+        no_driver_root.path(),
+        &no_driver.env,
         &[
             "explain",
             "--no-probe",
@@ -41,33 +59,46 @@ fn facts_change_the_ranking() {
         ],
     );
     assert_eq!(alone.status, 0, "{}", alone.stderr);
-    assert_eq!(answer(&alone.stdout), "driver-missing");
+    assert_eq!(answer(&alone.stdout), "env-var-misconfiguration");
+    let ranked = diagnoses(&alone.stdout);
+    assert_eq!(
+        ranked[0],
+        ("env-var-misconfiguration".to_string(), "medium".to_string()),
+        "{}",
+        alone.stdout
+    );
+    assert_eq!(ranked[1].0, "driver-missing", "{}", alone.stdout);
 
+    // No NVIDIA driver on this machine: the facts put the driver first.
     let refined = run_gpuenv(
-        root.path(),
-        &s.env,
+        no_driver_root.path(),
+        &no_driver.env,
         &["explain", "--format", "json", "--text", NO_DEVICE],
     );
     assert_eq!(refined.status, 0, "{}", refined.stderr);
     assert_eq!(
         answer(&refined.stdout),
-        "env-var-misconfiguration",
+        "driver-missing",
         "{}",
         refined.stdout
     );
-    assert!(refined.stdout.contains("rules-out"), "{}", refined.stdout);
+    assert!(refined.stdout.contains("confirms"), "{}", refined.stdout);
     assert!(
-        refined.stdout.contains("hides every GPU"),
+        refined.stdout.contains("no NVIDIA kernel module is loaded"),
         "{}",
         refined.stdout
     );
 
     // The same facts from a saved doctor report of that machine.
-    let report = run_gpuenv(root.path(), &s.env, &["doctor", "--format", "json"]);
-    let file = root.path().join("report.json");
+    let report = run_gpuenv(
+        no_driver_root.path(),
+        &no_driver.env,
+        &["doctor", "--format", "json"],
+    );
+    let file = no_driver_root.path().join("report.json");
     std::fs::write(&file, &report.stdout).unwrap();
     let from_report = run_gpuenv(
-        root.path(),
+        no_driver_root.path(),
         &BTreeMap::new(),
         &[
             "explain",
@@ -80,7 +111,48 @@ fn facts_change_the_ranking() {
         ],
     );
     assert_eq!(from_report.status, 0, "{}", from_report.stderr);
-    assert_eq!(answer(&from_report.stdout), "env-var-misconfiguration");
+    assert_eq!(
+        answer(&from_report.stdout),
+        "driver-missing",
+        "{}",
+        from_report.stdout
+    );
+
+    // A working driver and CUDA_VISIBLE_DEVICES set: the driver is ruled out and the variable
+    // confirmed, whether it is empty or names a GPU that is not there.
+    for (scenario, says) in [
+        ("cuda-visible-devices-empty.toml", "hides every GPU"),
+        (
+            "cuda-visible-devices-index-out-of-range.toml",
+            "there is no GPU 3",
+        ),
+    ] {
+        let s = Scenario::load(&scenarios_dir().join(scenario));
+        let root = FakeRoot::build(&s);
+        let run = run_gpuenv(
+            root.path(),
+            &s.env,
+            &["explain", "--format", "json", "--text", NO_DEVICE],
+        );
+        assert_eq!(run.status, 0, "{scenario}: {}", run.stderr);
+        assert_eq!(
+            answer(&run.stdout),
+            "env-var-misconfiguration",
+            "{scenario}: {}",
+            run.stdout
+        );
+        assert_eq!(
+            diagnoses(&run.stdout)[0].1,
+            "high",
+            "{scenario}: confirmed by the facts"
+        );
+        assert!(
+            run.stdout.contains("rules-out"),
+            "{scenario}: {}",
+            run.stdout
+        );
+        assert!(run.stdout.contains(says), "{scenario}: {}", run.stdout);
+    }
 }
 
 #[test]

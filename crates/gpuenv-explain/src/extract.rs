@@ -53,7 +53,7 @@ fn patterns() -> Option<&'static Patterns> {
                 .ok()?,
                 xid: Regex::new(r"\bXid\b(?:\s*\([^)]*\))?:?\s*([0-9]{1,3})\b").ok()?,
                 stated_version: Regex::new(
-                    r#"(?i)(?:release|version|detected:?)\s*"?v?([0-9]{1,2})\.([0-9]{1,2})\b"#,
+                    r#"(?i)(?:release|version|detected:?)(?:\s+is)?:?\s*"?v?([0-9]{1,3})\.([0-9]{1,3})\b"#,
                 )
                 .ok()?,
             })
@@ -107,8 +107,10 @@ pub fn extract<'a>(lines: impl Iterator<Item = &'a str>) -> Extracted {
 }
 
 /// The version a toolkit statement names (`Cuda compilation tools, release 8.0, V8.0.61`, `-- got
-/// cuda version 7.5`, `Found CUDA: /usr/local/cuda (found version "11.8")`) as (major, minor): the
-/// first `release X.Y`, `version X.Y` or `detected: X.Y` in `line` at or after byte `from`.
+/// cuda version 7.5`, `Found CUDA: /usr/local/cuda (found version "11.8")`), or a driver statement
+/// (TensorFlow's `libcuda reported version is: 384.111.0`), as (major, minor): the first
+/// `release X.Y`, `version X.Y`, `version is: X.Y` or `detected: X.Y` in `line` at or after byte
+/// `from`.
 pub fn stated_version(line: &str, from: usize) -> Option<(u32, u32)> {
     let p = patterns()?;
     let rest = cap(line.get(from..)?);
@@ -202,6 +204,21 @@ mod tests {
             Some((12, 1))
         );
         assert_eq!(stated_version("-- Found CUDA: /opt/cuda", 3), None);
+        assert_eq!(
+            stated_version("libcuda reported version is: 384.111.0", 0),
+            Some((384, 111))
+        );
+        assert_eq!(
+            stated_version("kernel reported version is: 384.90.0", 0),
+            Some((384, 90))
+        );
+        assert_eq!(
+            stated_version(
+                "libcuda reported version is: NOT_FOUND: was unable to find",
+                0
+            ),
+            None
+        );
         assert_eq!(stated_version("short", 99), None);
     }
 }

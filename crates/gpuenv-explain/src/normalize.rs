@@ -134,9 +134,11 @@ pub fn strip_ansi(line: &str) -> String {
 /// (`app-1  | `), syslog/journald (`Oct 04 15:02:41 host unit[394]: `), Ray/vLLM process tags and
 /// level stamps (`(EngineCore_DP0 pid=68) ERROR 02-06 16:34:06 [core.py:936] `), absl/glog
 /// (`E0000 00:00:1712345678.123 12345 cuda_dnn.cc:535] `, `2024-01-01 12:00:00.000000: E
-/// tensorflow/.../cuda_dnn.cc:535] `) and Jupyter's `----> 3 ` arrows. With the prefix gone, a
+/// tensorflow/.../cuda_dnn.cc:535] `), Jupyter's `----> 3 ` arrows and the quote markers of a
+/// log pasted into an issue as a quotation (`> `, `>> `). With the prefix gone, a
 /// `RuntimeError: ...` line is recognised as the exception the program died with.
 pub fn strip_prefixes(line: &str) -> &str {
+    let line = strip_quote(line);
     let line = strip_compose(line);
     let line = strip_syslog(line);
     let line = strip_process_tags(line);
@@ -290,6 +292,17 @@ fn strip_glog(line: &str) -> &str {
     }
 }
 
+/// Markdown quotation markers (`> RuntimeError: ...`, `>>RuntimeError: ...`) and the Python
+/// prompt (`>>> `) at the start of a line.
+fn strip_quote(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with('>') {
+        trimmed.trim_start_matches(['>', ' ', '\t'])
+    } else {
+        line
+    }
+}
+
 fn strip_jupyter_arrow(line: &str) -> &str {
     let trimmed = line.trim_start();
     match trimmed.strip_prefix("---->") {
@@ -359,6 +372,17 @@ mod tests {
         assert_eq!(t.line(1), "x = torch.zeros(1).cuda()");
         let t = normalize(b"\"Traceback:\\n  File x\\nRuntimeError: boom\\n\"");
         assert_eq!(t.line(3), "RuntimeError: boom");
+    }
+
+    #[test]
+    fn quote_markers_are_removed() {
+        let t = normalize(
+            b"> RuntimeError: boom\n>>RuntimeError: CUDA error\n  >>> import torch\n-> 2 x",
+        );
+        assert_eq!(t.line(1), "RuntimeError: boom");
+        assert_eq!(t.line(2), "RuntimeError: CUDA error");
+        assert_eq!(t.line(3), "import torch");
+        assert_eq!(t.line(4), "-> 2 x");
     }
 
     #[test]

@@ -214,6 +214,55 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 /// pytorch-nightly and pytorch packages", two torch distributions in one environment, like
 /// pytorch-10234 and heldout5's pytorch-12031. With it, tests/corpus: 450/473 = 95.1% top-1,
 /// five confident wrong answers, none on `not-an-environment-problem`.
+///
+/// The seventh batch (heldout6: 81 public reports across all 22 categories) was measured unseen
+/// with `extra_dir`: 61/81 = 75.3% top-1 (60/80 = 75.0% without the one case whose URL was
+/// already a signature source), no confident wrong answer at all; 16 of the 20 misses were
+/// "unknown", unseen wordings of known themes. Its misses were answered by families of
+/// wordings, each collected from further public reports (cited as the signatures' sources),
+/// not by the one string: zlib for cuDNN 8 (`zlibwapi.dll` however it is reported, `libz.so.1`);
+/// onnxruntime's CPU and GPU packages in one environment (any provider list of only CPU/Azure,
+/// `does not contain a subset of available providers`, the broken `module 'onnxruntime' has no
+/// attribute` after uninstalling one of them; this now says package-conflict before CPU-only,
+/// which the public reports favour 4 to 1, so the older corpus case g2pw-cantonese, the CPU
+/// package alone, is now missed); NCCL's system error whatever its spelling, nccl-tests'
+/// `internal error` across nodes, NCCL's connect failures and its network settings as a hint;
+/// CUDA error 222 in every spelling and ptxas's `Unsupported .version X; current version is Y`
+/// (the driver's JIT: driver too old; a standalone ptxas: two toolkits); GPU allocation failures
+/// as MATLAB, Caffe, NPP, cuFFT/cuSOLVER/cuSPARSE/cuRAND, RMM, ONNX Runtime, mxnet and
+/// TensorRT word them; kernel modules of two releases (`nvidia-modeset: Version mismatch`, the X
+/// driver's `API mismatch`); modprobe failing on an nvidia module; RDMA userspace providers
+/// missing; nvlink's `newer than toolkit`; bitsandbytes' `libcuda.so not found` (WSL first) and
+/// `/mnt/c/` as a WSL hint; the unversioned libcuda dlopen family now WSL first (every public
+/// report of it was WSL); quote markers (`> `, `>>`) stripped so a quoted exception counts as
+/// the final one. After them: 79/81 = 97.5% on it (the two left: a VM without a GPU whose text
+/// says `no CUDA-capable device`, which the text alone gives to CUDA_VISIBLE_DEVICES first, and
+/// Caffe's `(30 vs. 0) unknown error` from a missing /dev/nvidia-uvm, which the text gives to GPU
+/// state, as 8 of the 12 error-30 reports were). It now lives in tests/corpus.
+///
+/// Two training batches followed, each measured before anything was tuned to it (with the
+/// heldout6 changes in). train5a (37 reports at first, 70 when its collection finished):
+/// 16/33 = 48.5% on the first 33 (20/37 with four PTX reports that arrived next, which the
+/// heldout6 signatures already answered), 23/33 = 69.7% on the 33 that came after the first
+/// round of changes; 63/70 = 90.0% after. train5b (65 reports): 32/65 = 49.2% before, 61/65 =
+/// 93.8% after. What they showed missing, again as families: builds without CUDA in each
+/// framework's words (Caffe's CPU_ONLY, MXNet's USE_CUDA=0, CTranslate2, torchvision/detectron2
+/// ops, llama.cpp, XGBoost, LightGBM, ONNX Runtime); CUDA error 8 (`invalid device function`,
+/// Caffe's `(8 vs. 0)`); minimum compute capability wordings; NVML's `NVML/RM version mismatch`
+/// and `Driver Not Loaded`; GSP firmware of another release; TensorFlow's diagnostics stating two
+/// driver versions (`versions_differ`, now also reading `version is: X.Y`); DKMS build failures;
+/// `nvcuda.dll` missing; CPU and GPU builds listed side by side; CUDA 803 with a forward-compat
+/// libcuda on the loader path; LXD's nvidia hook, Singularity's `--nv`, compose files too old for
+/// GPU reservations, stale CDI specs, a container whose CUDA runtime finds no driver;
+/// CUDA_HOME/PATH that cannot reach nvcc, TORCH_CUDA_ARCH_LIST entries (`+PTX`), XLA/TF flag
+/// variables, PyTorch's allocator settings; missing headers and dev packages (EGL, FFmpeg),
+/// torchaudio's backends; kernel device assertions; `invalid device ordinal` now code first when
+/// the log has no CUDA_VISIBLE_DEVICES (4 of the 5 public reports; MinerU's, where the variable
+/// was set outside the log, is now missed). Two labels in these batches disagree with heldout6's
+/// for the same situation (onnxruntime and onnxruntime-gpu both installed: package-conflict in
+/// heldout6, multiple-installs-conflict in train5a); the provider message follows heldout6, a
+/// package listing of both follows train5a. Both batches now live in tests/corpus: 689 cases,
+/// 654/689 = 94.9% top-1, five confident wrong answers, none on `not-an-environment-problem`.
 #[test]
 fn corpus_accuracy() {
     let cases = load_cases();

@@ -263,6 +263,26 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 /// heldout6, multiple-installs-conflict in train5a); the provider message follows heldout6, a
 /// package listing of both follows train5a. Both batches now live in tests/corpus: 689 cases,
 /// 654/689 = 94.9% top-1, five confident wrong answers, none on `not-an-environment-problem`.
+///
+/// The next unseen batch (heldout7: 80 public reports; its collector tagged 28 of the 80 labels
+/// "less certain") scored 66/80 = 82.5% top-1 before any tuning, five confident wrong answers,
+/// none on `not-an-environment-problem`. Changed for it, where the message itself signals the
+/// cause (rankings decided only on its certain labels): Windows DLLs reported as Python's `Could
+/// not find module 'nvrtc64_120_0.dll'` (CuPy) now count as a missing CUDA library; XLA's
+/// `ptxas does not support CC X.Y` (a toolkit older than the GPU); Qt 5.0-5.5's `could not find
+/// or load the Qt platform plugin "xcb"` (a missing X11 library); the unversioned
+/// `libcuda.so: cannot open shared object file` joined the WSL-first dlopen family (all four
+/// public reports of it were WSL2); TensorFlow's `libcudart.so.N` dlerror, which the text cannot
+/// tell from a CUDA installed off the loader path (both of heldout7's were fixed with
+/// LD_LIBRARY_PATH), is no longer `high`, and conda/LD_LIBRARY_PATH words argue for the variable;
+/// a cuDNN sub-library bound to a sibling of another copy (`, version libcudnn_ops_infer.so.8`),
+/// labelled shadowing in one thread and two installs in another for the same message, is no
+/// longer `high`; pip's `No matching distribution` with CentOS/RHEL 7 words argues for glibc.
+/// After: 71/80 = 88.8% on it, one confident wrong answer (JAX's `no kernel image`, read as the
+/// GPU architecture; its label, driver too old, is tagged less certain). The two onnxruntime
+/// pip failures on CentOS 6/7 stay missed: their text names neither the OS nor glibc. It now
+/// lives in tests/corpus: 769 cases, 725/769 = 94.3% top-1, six confident wrong answers, none on
+/// `not-an-environment-problem`.
 #[test]
 fn corpus_accuracy() {
     let cases = load_cases();

@@ -159,6 +159,23 @@ fn category_page(c: Category, catalogue: &Catalogue) -> String {
             "- (no signature of the catalogue names this category yet)"
         );
     }
+    let hints: Vec<_> = catalogue.hints.iter().filter(|h| h.category == c).collect();
+    if !hints.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Hints (weak: they re-rank causes, or answer at a low level when no message matched)\n"
+        );
+        for h in hints {
+            let words: Vec<String> = h.words.iter().map(|w| format!("`{}`", w.trim())).collect();
+            let _ = writeln!(
+                s,
+                "- `hint:{}`: {} — {}",
+                h.id,
+                words.join(", "),
+                h.explanation.trim()
+            );
+        }
+    }
     let _ = writeln!(s, "\n## Fix\n");
     if fixes.is_empty() {
         let _ = writeln!(s, "Depends on the message: `gpuenv explain LOG` names it.");

@@ -12,7 +12,8 @@
 //! data/driver.toml's `no-cuda-capable-device`); the facts put the driver first.
 //!
 //! `GPUENV_CORPUS_REPORT=1 cargo test -p gpuenv-explain --test corpus -- --nocapture` prints
-//! every case.
+//! every case. How a report gets its label (and which category wins where two overlap):
+//! tests/LABELLING.md.
 //!
 //! The nearest-neighbour similarity fallback (a TF-IDF vote over the labelled public reports for
 //! logs that match no signature, off by default) was re-measured with heldout5 and then removed,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times `gpuenv explain` on a generated 10 MB log (TensorFlow-style INFO lines, ANSI colours,
+# Times `gpuenv explain` on a generated 15 MB log (above the 10 MB target) (TensorFlow-style INFO lines, ANSI colours,
 # a Python traceback and a cuDNN error at the end) with the full signature catalogue, from the
 # text alone (`--no-probe`) and with this machine probed. Target: under 100 ms. Writes
 # bench/results/explain-<date>.md.
@@ -18,7 +18,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 log="$work/train.log"
 
-# ~10 MB: 110 000 log lines, then the error.
+# ~15 MB: 110 000 log lines, then the error.
 awk 'BEGIN {
     for (i = 0; i < 110000; i++) {
         printf "2024-05-01 12:%02d:%02d.%06d: I tensorflow/core/common_runtime/step.cc:%d] \033[32mstep %d\033[0m loss=%.4f lr=0.0003 throughput=%d img/s\n", (i/60)%60, i%60, i, i%900, i, 1/(i+1), 800+i%50

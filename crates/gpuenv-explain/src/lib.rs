@@ -55,6 +55,13 @@ pub enum ExplainError {
     Matcher(#[from] matcher::MatcherError),
 }
 
+/// A log normalised and scanned by [`Explainer::scan`], ready for [`Explainer::conclude`].
+#[derive(Debug)]
+pub struct ScannedLog {
+    text: Text,
+    hits: Hits,
+}
+
 /// The catalogue and its automaton, built once.
 #[derive(Debug, Clone)]
 pub struct Explainer {
@@ -175,8 +182,26 @@ impl Explainer {
 
     /// Explains `input` (any bytes), refined by a machine's facts when given.
     pub fn explain(&self, input: &[u8], facts: Option<&Facts>, kb: Option<&Kb>) -> Explanation {
+        self.conclude(&self.scan(input), facts, kb)
+    }
+
+    /// The text-only half of [`Explainer::explain`]: normalises the log and runs the automaton
+    /// over it. Needs no facts, so a caller can probe the machine at the same time.
+    pub fn scan(&self, input: &[u8]) -> ScannedLog {
         let text = normalize::normalize(input);
         let hits = self.matcher.scan(&text);
+        ScannedLog { text, hits }
+    }
+
+    /// The second half of [`Explainer::explain`]: scores the causes of the signatures found in
+    /// `scanned`, refined by the facts of the machine when there are any.
+    pub fn conclude(
+        &self,
+        scanned: &ScannedLog,
+        facts: Option<&Facts>,
+        kb: Option<&Kb>,
+    ) -> Explanation {
+        let ScannedLog { text, hits } = scanned;
 
         // Which signatures occur, and on which lines.
         let mut found: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();

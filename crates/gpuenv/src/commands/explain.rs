@@ -72,16 +72,27 @@ fn explain(
     // On a terminal, a status line while the machine is probed and a large log is matched.
     let _progress = crate::progress::Progress::start("gpuenv: explaining…");
     let kb = load_kb(global)?;
-    let facts = if let Some(report) = &args.report {
-        Some(facts_from_report(report)?)
-    } else if args.no_probe {
-        None
-    } else {
-        let root = SystemRoot::new(&global.root)
-            .with_context(|| format!("--root {}", global.root.display()))?;
-        Some(probe_all(&root, &Environment::from_process(), &kb))
+    if let Some(report) = &args.report {
+        let facts = facts_from_report(report)?;
+        return Ok(explainer.explain(input, Some(&facts), Some(&kb)));
+    }
+    if args.no_probe {
+        return Ok(explainer.explain(input, None, Some(&kb)));
+    }
+    let root = SystemRoot::new(&global.root)
+        .with_context(|| format!("--root {}", global.root.display()))?;
+    let environment = Environment::from_process();
+    // The probes and the scan of the log need nothing from each other: run them side by side.
+    let (scanned, facts) = std::thread::scope(|scope| {
+        let probe = scope.spawn(|| probe_all(&root, &environment, &kb));
+        let scanned = explainer.scan(input);
+        (scanned, probe.join())
+    });
+    let facts = match facts {
+        Ok(facts) => facts,
+        Err(panic) => std::panic::resume_unwind(panic),
     };
-    Ok(explainer.explain(input, facts.as_ref(), Some(&kb)))
+    Ok(explainer.conclude(&scanned, Some(&facts), Some(&kb)))
 }
 
 /// The `facts` of a saved `gpuenv doctor --format json` report.

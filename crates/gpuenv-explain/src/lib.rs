@@ -206,7 +206,7 @@ impl Explainer {
         // Which signatures occur, and on which lines.
         let mut found: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for (i, sig) in self.catalogue.signatures.iter().enumerate() {
-            let lines = self.signature_lines(sig, &hits, &text);
+            let lines = self.signature_lines(sig, hits, text);
             if !lines.is_empty() {
                 found.push((i, lines));
             }
@@ -219,7 +219,7 @@ impl Explainer {
         );
 
         // The exception the program died with: signatures on that line speak loudest.
-        let final_error = final_exception_line(&text);
+        let final_error = final_exception_line(text);
         let any_on_final = final_error.is_some_and(|f| {
             found
                 .iter()
@@ -246,7 +246,7 @@ impl Explainer {
                     if hits.any(id) {
                         favoured = true;
                         score += (1.0 - score) * 0.4;
-                        if let Some(first) = hits.lines(id, &text).first() {
+                        if let Some(first) = hits.lines(id, text).first() {
                             log.push(*first);
                         }
                     }
@@ -254,7 +254,7 @@ impl Explainer {
                 let mut argued = cause.unless.iter().any(|w| hits.any(self.matcher.id(w)));
                 // Category hints speak where the cause's own words did not.
                 for hint in &self.catalogue.hints {
-                    let Some(first) = self.hint_line(hint, &hits, &text) else {
+                    let Some(first) = self.hint_line(hint, hits, text) else {
                         continue;
                     };
                     if hint.category == cause.category && !favoured {
@@ -304,7 +304,7 @@ impl Explainer {
                 .take(MAX_LOG_EVIDENCE)
                 .map(|(line, offset)| Evidence::Log {
                     line: *line,
-                    text: snippet(&text, *line, *offset),
+                    text: snippet(text, *line, *offset),
                 })
                 .collect();
 
@@ -363,7 +363,7 @@ impl Explainer {
             .first()
             .is_none_or(|d| d.confidence < ANSWER_FLOOR)
         {
-            diagnoses.extend(self.hint_diagnoses(&hits, &text, facts, kb, &values));
+            diagnoses.extend(self.hint_diagnoses(hits, text, facts, kb, &values));
             diagnoses.sort_by(by_confidence);
             // One entry per category: the stronger of a weak signature's and a hint's.
             let mut seen: Vec<Category> = Vec::new();

@@ -17,6 +17,7 @@ pub mod category;
 pub mod extract;
 pub mod matcher;
 pub mod normalize;
+pub mod provenance;
 pub mod refine;
 
 use std::collections::BTreeMap;
@@ -145,6 +146,9 @@ pub struct Explanation {
     pub diagnoses: Vec<Diagnosis>,
     pub recognised: Vec<Recognised>,
     pub values: Extracted,
+    /// Why the facts of the probed machine were not used: signs in the log that it comes from
+    /// another machine (see [`provenance`]). Empty when they were used or none were given.
+    pub facts_not_used: Vec<String>,
 }
 
 impl Explanation {
@@ -191,6 +195,32 @@ impl Explainer {
         let text = normalize::normalize(input);
         let hits = self.matcher.scan(&text);
         ScannedLog { text, hits }
+    }
+
+    /// Like [`Explainer::conclude`] with the facts of a probed machine, but first reads the log
+    /// for signs that it comes from another machine ([`provenance`]); when there are any, the log
+    /// is explained from the text alone and `facts_not_used` says why. `path_exists` answers
+    /// whether an absolute path exists on the probed machine.
+    pub fn conclude_checked(
+        &self,
+        scanned: &ScannedLog,
+        facts: &Facts,
+        kb: Option<&Kb>,
+        path_exists: &dyn Fn(&str) -> bool,
+    ) -> Explanation {
+        let reasons = provenance::foreign_reasons(
+            &scanned.text,
+            &scanned.hits,
+            &self.matcher,
+            facts,
+            path_exists,
+        );
+        if reasons.is_empty() {
+            return self.conclude(scanned, Some(facts), kb);
+        }
+        let mut explanation = self.conclude(scanned, None, kb);
+        explanation.facts_not_used = reasons;
+        explanation
     }
 
     /// The second half of [`Explainer::explain`]: scores the causes of the signatures found in
@@ -393,6 +423,7 @@ impl Explainer {
             diagnoses,
             recognised,
             values,
+            facts_not_used: Vec::new(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! One pass over the text with one multi-pattern automaton (Aho-Corasick) holding every string
 //! the catalogue mentions: signature patterns, same-line requirements, the context words of
-//! the causes, and the category hints' words. The pass records, per string, where it occurs.
+//! the causes, the category hints' words, and the markers `provenance` reads. The pass records, per string, where it occurs.
 
 use std::collections::HashMap;
 
@@ -62,6 +62,7 @@ impl Matcher {
         for hint in &catalogue.hints {
             hint.words.iter().for_each(|p| add(p));
         }
+        crate::provenance::MARKERS.iter().for_each(|p| add(p));
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)

@@ -242,3 +242,95 @@ fn a_diagnosis_serialises_its_fields() {
     assert_eq!(json["category"], "cudnn-missing");
     assert_eq!(json.as_object().unwrap().len(), 10, "{json:#}");
 }
+
+/// A log from another machine is explained from its text, not with this machine's facts, and
+/// says why; a log that fits this machine is refined as before.
+#[test]
+fn a_log_from_another_machine_is_not_refined_with_these_facts() {
+    let e = explainer();
+    let no_gpu_here = machine(0, None, None);
+    let nothing_exists = |_: &str| false;
+    let everything_exists = |_: &str| true;
+
+    // Each of these names something this machine cannot have produced.
+    let foreign: [(&str, &str); 6] = [
+        (
+            "Traceback (most recent call last):\n  File \"/home/beryl/env/lib/python3.8/site-packages/torch/cuda/__init__.py\", line 1\nRuntimeError: No CUDA GPUs are available\n",
+            "/home/beryl",
+        ),
+        (
+            "  File \"C:\\Users\\ann\\miniconda3\\lib\\site-packages\\torch\\cuda\\__init__.py\", line 1\nRuntimeError: No CUDA GPUs are available\n",
+            "Windows path",
+        ),
+        (
+            "Linux version 5.15.90.1-microsoft-standard-WSL2\nRuntimeError: No CUDA GPUs are available\n",
+            "WSL",
+        ),
+        (
+            "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4 |\nRuntimeError: No CUDA GPUs are available\n",
+            "470.82.01",
+        ),
+        (
+            "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1716] Found device 0 with properties:\nRuntimeError: No CUDA GPUs are available\n",
+            "GPU at work",
+        ),
+        (
+            "  File \"/Users/ann/miniforge3/lib/python3.11/site-packages/torch/serialization.py\", line 1\nRuntimeError: No CUDA GPUs are available\n",
+            "macOS",
+        ),
+    ];
+    for (text, why) in foreign {
+        let scanned = e.scan(text.as_bytes());
+        let x = e.conclude_checked(&scanned, &no_gpu_here, None, &nothing_exists);
+        assert!(!x.refined, "{why}: {text}");
+        assert!(
+            x.facts_not_used.iter().any(|r| r.contains(why)),
+            "{why}: {:?}",
+            x.facts_not_used
+        );
+        // From the text alone (the variable; under WSL, WSL), not this machine's missing driver.
+        let expected = if why == "WSL" {
+            Category::Wsl
+        } else {
+            Category::EnvVarMisconfiguration
+        };
+        assert_eq!(x.top().unwrap().category, expected, "{why}");
+    }
+
+    // Nothing foreign: the facts are used (no kernel module here: the driver).
+    let text = b"Traceback (most recent call last):\n  File \"/home/me/env/lib/python3.11/site-packages/torch/cuda/__init__.py\", line 1\nRuntimeError: No CUDA GPUs are available\n";
+    let scanned = e.scan(text);
+    let x = e.conclude_checked(&scanned, &no_gpu_here, None, &everything_exists);
+    assert!(x.refined);
+    assert!(x.facts_not_used.is_empty(), "{:?}", x.facts_not_used);
+    assert_eq!(x.top().unwrap().category, Category::DriverMissing);
+
+    // This machine's own driver version in the log is not foreign; another one is.
+    let here = machine(1, Some("550.144.03"), None);
+    let ours = b"NVRM: API mismatch: the client has the version 550.144.03, but this kernel module has the version 550.120\n";
+    let x = e.conclude_checked(&e.scan(ours), &here, None, &everything_exists);
+    assert!(x.refined, "{:?}", x.facts_not_used);
+    let theirs = b"Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.54\n| NVIDIA-SMI 535.54.03    Driver Version: 535.54.03 |\n";
+    let x = e.conclude_checked(&e.scan(theirs), &here, None, &everything_exists);
+    assert!(!x.refined);
+    assert!(
+        x.facts_not_used[0].contains("535.54.03") && x.facts_not_used[0].contains("550.144.03"),
+        "{:?}",
+        x.facts_not_used
+    );
+}
+
+/// `scan` then `conclude` is `explain`.
+#[test]
+fn scan_and_conclude_is_explain() {
+    let e = explainer();
+    let text =
+        b"RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+    let facts = machine(1, Some("550.144.03"), None);
+    let whole = e.explain(text, Some(&facts), None);
+    let halves = e.conclude(&e.scan(text), Some(&facts), None);
+    assert_eq!(
+        serde_json::to_value(&whole).unwrap(),
+        serde_json::to_value(&halves).unwrap()
+    );
+}

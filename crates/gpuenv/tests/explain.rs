@@ -155,6 +155,53 @@ fn facts_change_the_ranking() {
     }
 }
 
+/// A log that names a home directory the machine root does not have came from another machine:
+/// it is explained from the text (the variable first), and the output says why the facts were
+/// not used; the same text without the path is refined by this machine's facts.
+#[test]
+fn a_log_from_another_machine_is_explained_from_its_text() {
+    if !have_cc() {
+        eprintln!("skipped: no C compiler");
+        return;
+    }
+    let no_driver = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
+    let root = FakeRoot::build(&no_driver);
+    let log = format!(
+        "Traceback (most recent call last):\n  File \"/home/someone-else/venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 302, in _lazy_init\n{NO_DEVICE}\n"
+    );
+    let json = run_gpuenv(
+        root.path(),
+        &no_driver.env,
+        &["explain", "--format", "json", "--text", &log],
+    );
+    assert_eq!(json.status, 0, "{}", json.stderr);
+    assert_eq!(
+        answer(&json.stdout),
+        "env-var-misconfiguration",
+        "{}",
+        json.stdout
+    );
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["refined"], false);
+    let reasons = v["facts_not_used"].as_array().unwrap();
+    assert!(
+        reasons[0]
+            .as_str()
+            .unwrap()
+            .contains("/home/someone-else, which does not exist on this machine"),
+        "{reasons:?}"
+    );
+    let human = run_gpuenv(root.path(), &no_driver.env, &["explain", "--text", &log]);
+    assert!(
+        human
+            .stdout
+            .contains("from the text alone: the log comes from another machine"),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stdout.contains("--report"), "{}", human.stdout);
+}
+
 #[test]
 fn human_output_names_cause_lines_and_fix() {
     let run = run_gpuenv(

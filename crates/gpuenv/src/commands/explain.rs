@@ -92,7 +92,9 @@ fn explain(
         Ok(facts) => facts,
         Err(panic) => std::panic::resume_unwind(panic),
     };
-    Ok(explainer.conclude(&scanned, Some(&facts), Some(&kb)))
+    // A log from another machine is explained from its text, not with this machine's facts.
+    let path_exists = |path: &str| root.exists(path);
+    Ok(explainer.conclude_checked(&scanned, &facts, Some(&kb), &path_exists))
 }
 
 /// The `facts` of a saved `gpuenv doctor --format json` report.

@@ -41,6 +41,8 @@ pub fn human(out: &mut impl Write, explanation: &Explanation, color: bool) -> io
     };
     let machine = if explanation.refined {
         "refined with this machine's facts"
+    } else if !explanation.facts_not_used.is_empty() {
+        "from the text alone: the log comes from another machine"
     } else {
         "from the text alone"
     };
@@ -50,6 +52,16 @@ pub fn human(out: &mut impl Write, explanation: &Explanation, color: bool) -> io
         explanation.lines,
         explanation.recognised.len()
     )?;
+    if !explanation.facts_not_used.is_empty() {
+        for reason in &explanation.facts_not_used {
+            writeln!(out, "  • {reason}")?;
+        }
+        writeln!(
+            out,
+            "  To refine it, run gpuenv explain on that machine, or pass its \
+             `gpuenv doctor --format json` report with --report."
+        )?;
+    }
     if explanation.top().is_none() {
         writeln!(out)?;
         writeln!(

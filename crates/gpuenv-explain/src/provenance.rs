@@ -1,0 +1,272 @@
+//! Whether a log can have come from the machine whose facts were probed.
+//!
+//! People paste logs from a cluster node, a colleague's laptop or a CI runner into `gpuenv
+//! explain` on another machine. Refining such a log with this machine's facts answers for the
+//! wrong machine (a laptop without a GPU would call every cluster log "driver missing"). So before
+//! refining, the log is read for signs of the machine it came from, and compared with the facts:
+//!
+//! - Windows paths (`C:\Users\...`) or macOS home directories: this is a Linux machine;
+//! - a WSL kernel or WSL library path when this machine is not WSL;
+//! - an NVIDIA driver version that is not this machine's (or any, when it has no driver);
+//! - a GPU at work (device properties, `nvidia-smi`'s table) when this machine has no GPU;
+//! - home directories and Python `site-packages` directories that do not exist here (the caller
+//!   answers that question; this module never touches the file system).
+//!
+//! Each sign found is a reason; any reason makes the log foreign and it is explained from the
+//! text alone, saying why.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use gpuenv_facts::Facts;
+use gpuenv_kb::Version;
+
+use crate::matcher::{Hits, Matcher};
+use crate::normalize::Text;
+
+/// Strings the automaton finds for this module; their lines are then read with the regexes.
+pub const MARKERS: &[&str] = &[
+    ":\\",
+    "/Users/",
+    "/home/",
+    "-packages/",
+    "microsoft-standard",
+    "-Microsoft",
+    "WSL",
+    "/usr/lib/wsl/",
+    "/dev/dxg",
+    "driver version",
+    "has the version",
+    "DSO version",
+    "reported version is",
+    "Found device 0 with properties",
+    "Created TensorFlow device",
+    "Created device /job:",
+    "| NVIDIA-SMI",
+    "with CUDA capability sm_",
+    "pciBusID",
+];
+
+/// Paths checked against the machine, at most.
+const MAX_PATHS: usize = 8;
+
+struct Patterns {
+    windows_path: Regex,
+    home: Regex,
+    site_packages: Regex,
+    driver_version: Regex,
+    wsl_word: Regex,
+    wsl1_kernel: Regex,
+}
+
+fn patterns() -> Option<&'static Patterns> {
+    static PATTERNS: OnceLock<Option<Patterns>> = OnceLock::new();
+    PATTERNS
+        .get_or_init(|| {
+            Some(Patterns {
+                windows_path: Regex::new(r"(?:^|[\s'\x22(=])[A-Za-z]:\\[A-Za-z0-9_$.~ -]+\\").ok()?,
+                home: Regex::new(r"(?:^|[^A-Za-z0-9_./-])(/home/[A-Za-z0-9._-]+|/Users/[A-Za-z0-9._-]+)/")
+                    .ok()?,
+                site_packages: Regex::new(
+                    r"(?:^|[^A-Za-z0-9_./~-])(/[A-Za-z0-9._+/-]+/(?:site|dist)-packages)/",
+                )
+                .ok()?,
+                driver_version: Regex::new(
+                    r"(?i)(?:driver version|has the version|DSO version|reported version is)\s*:?\s*([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
+                )
+                .ok()?,
+                wsl_word: Regex::new(r"\bWSL[12]?\b").ok()?,
+                wsl1_kernel: Regex::new(r"[0-9]-Microsoft\b").ok()?,
+            })
+        })
+        .as_ref()
+}
+
+/// The reasons the log cannot come from the machine of `facts`; empty when nothing says so.
+/// `path_exists` answers whether an absolute path exists on that machine.
+pub fn foreign_reasons(
+    text: &Text,
+    hits: &Hits,
+    matcher: &Matcher,
+    facts: &Facts,
+    path_exists: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let Some(p) = patterns() else {
+        return Vec::new();
+    };
+    let lines_of = |marker: &str| -> Vec<usize> {
+        hits.lines(matcher.id(marker), text)
+            .into_iter()
+            .map(|(line, _)| line)
+            .collect()
+    };
+    let mut reasons = Vec::new();
+
+    // Another operating system.
+    if let Some((n, line)) = first_line(text, &lines_of(":\\"), |l| p.windows_path.is_match(l)) {
+        reasons.push(format!(
+            "line {n} has a Windows path ({}), and this is a Linux machine",
+            clip(line)
+        ));
+    }
+    if let Some((n, _)) = first_line(text, &lines_of("/Users/"), |l| {
+        p.home
+            .captures(l)
+            .is_some_and(|c| c[1].starts_with("/Users/"))
+    }) {
+        reasons.push(format!(
+            "line {n} has a macOS home directory (/Users/...), and this is a Linux machine"
+        ));
+    }
+
+    // WSL on one side only.
+    if facts.os.wsl.is_none() {
+        let mut wsl: Vec<usize> = ["microsoft-standard", "/usr/lib/wsl/", "/dev/dxg"]
+            .iter()
+            .flat_map(|m| lines_of(m))
+            .collect();
+        // `WSL` and WSL1's `-Microsoft` kernel suffix as words, in that case.
+        wsl.extend(
+            lines_of("WSL")
+                .into_iter()
+                .filter(|&n| p.wsl_word.is_match(text.line(n))),
+        );
+        wsl.extend(
+            lines_of("-Microsoft")
+                .into_iter()
+                .filter(|&n| p.wsl1_kernel.is_match(text.line(n))),
+        );
+        if let Some(n) = wsl.iter().min() {
+            reasons.push(format!(
+                "line {n} comes from WSL, and this machine is not WSL"
+            ));
+        }
+    }
+
+    // Driver versions.
+    let ours = driver_versions(facts);
+    let mut theirs: Vec<(usize, Version)> = Vec::new();
+    for marker in [
+        "driver version",
+        "has the version",
+        "DSO version",
+        "reported version is",
+    ] {
+        for n in lines_of(marker) {
+            for c in p.driver_version.captures_iter(text.line(n)) {
+                if let Ok(v) = c[1].parse::<Version>() {
+                    theirs.push((n, v));
+                }
+            }
+        }
+    }
+    if let Some((n, v)) = theirs.first() {
+        if ours.is_empty() {
+            reasons.push(format!(
+                "line {n} names NVIDIA driver {v}, and this machine has no NVIDIA driver"
+            ));
+        } else if !theirs.iter().any(|(_, v)| ours.contains(v)) {
+            let ours: Vec<String> = ours.iter().map(ToString::to_string).collect();
+            reasons.push(format!(
+                "line {n} names NVIDIA driver {v}, and this machine's is {}",
+                ours.join(" / ")
+            ));
+        }
+    }
+
+    // A GPU at work, where this machine has none.
+    let has_gpu = !facts.gpus.devices.is_empty()
+        || facts
+            .driver
+            .nvml
+            .as_ref()
+            .is_some_and(|n| !n.gpus.is_empty());
+    if !has_gpu {
+        let gpu_lines: Vec<usize> = [
+            "Found device 0 with properties",
+            "Created TensorFlow device",
+            "Created device /job:",
+            "| NVIDIA-SMI",
+            "with CUDA capability sm_",
+            "pciBusID",
+        ]
+        .iter()
+        .flat_map(|m| lines_of(m))
+        .collect();
+        if let Some(n) = gpu_lines.iter().min() {
+            reasons.push(format!(
+                "line {n} shows an NVIDIA GPU at work, and this machine has none"
+            ));
+        }
+    }
+
+    // Directories of the machine that wrote the log.
+    let mut paths: Vec<(usize, String)> = Vec::new();
+    for (marker, re) in [("/home/", &p.home), ("-packages/", &p.site_packages)] {
+        for n in lines_of(marker) {
+            for c in re.captures_iter(text.line(n)) {
+                let path = c[1].to_string();
+                if paths.len() < MAX_PATHS && !paths.iter().any(|(_, q)| *q == path) {
+                    paths.push((n, path));
+                }
+            }
+        }
+    }
+    if let Some((n, path)) = paths.iter().find(|(_, path)| {
+        path.starts_with('/') && !path.starts_with("/Users/") && !path_exists(path)
+    }) {
+        reasons.push(format!(
+            "line {n} names {path}, which does not exist on this machine"
+        ));
+    }
+    reasons
+}
+
+/// The first of `lines` whose text satisfies `test`.
+fn first_line<'t>(
+    text: &'t Text,
+    lines: &[usize],
+    test: impl Fn(&str) -> bool,
+) -> Option<(usize, &'t str)> {
+    lines
+        .iter()
+        .map(|&n| (n, text.line(n)))
+        .find(|(_, line)| test(line))
+}
+
+/// Every NVIDIA driver version the facts know: kernel module, userspace, NVML.
+fn driver_versions(facts: &Facts) -> Vec<Version> {
+    let mut versions = Vec::new();
+    if let Some(module) = &facts.driver.kernel_module {
+        versions.push(module.version.value.clone());
+    }
+    if let Some(v) = &facts.driver.userspace_version {
+        versions.push(v.value.clone());
+    }
+    versions.extend(
+        facts
+            .driver
+            .userspace
+            .iter()
+            .filter_map(|l| l.version.clone()),
+    );
+    if let Some(v) = facts
+        .driver
+        .nvml
+        .as_ref()
+        .and_then(|n| n.driver_version.clone())
+    {
+        versions.push(v);
+    }
+    versions
+}
+
+/// A line shortened for a message.
+fn clip(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}

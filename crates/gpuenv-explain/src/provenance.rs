@@ -50,6 +50,9 @@ pub const MARKERS: &[&str] = &[
 
 /// Paths checked against the machine, at most.
 const MAX_PATHS: usize = 8;
+/// At most this many bytes of a marker's line are read (a marker further into a megabyte line
+/// is not looked at).
+const LINE_CAP: usize = 4096;
 
 struct Patterns {
     windows_path: Regex,
@@ -130,12 +133,12 @@ pub fn foreign_reasons(
         wsl.extend(
             lines_of("WSL")
                 .into_iter()
-                .filter(|&n| p.wsl_word.is_match(text.line(n))),
+                .filter(|&n| p.wsl_word.is_match(capped(text.line(n)))),
         );
         wsl.extend(
             lines_of("-Microsoft")
                 .into_iter()
-                .filter(|&n| p.wsl1_kernel.is_match(text.line(n))),
+                .filter(|&n| p.wsl1_kernel.is_match(capped(text.line(n)))),
         );
         if let Some(n) = wsl.iter().min() {
             reasons.push(format!(
@@ -154,7 +157,7 @@ pub fn foreign_reasons(
         "reported version is",
     ] {
         for n in lines_of(marker) {
-            for c in p.driver_version.captures_iter(text.line(n)) {
+            for c in p.driver_version.captures_iter(capped(text.line(n))) {
                 if let Ok(v) = c[1].parse::<Version>() {
                     theirs.push((n, v));
                 }
@@ -205,7 +208,7 @@ pub fn foreign_reasons(
     let mut paths: Vec<(usize, String)> = Vec::new();
     for (marker, re) in [("/home/", &p.home), ("-packages/", &p.site_packages)] {
         for n in lines_of(marker) {
-            for c in re.captures_iter(text.line(n)) {
+            for c in re.captures_iter(capped(text.line(n))) {
                 let path = c[1].to_string();
                 if paths.len() < MAX_PATHS && !paths.iter().any(|(_, q)| *q == path) {
                     paths.push((n, path));
@@ -231,7 +234,7 @@ fn first_line<'t>(
 ) -> Option<(usize, &'t str)> {
     lines
         .iter()
-        .map(|&n| (n, text.line(n)))
+        .map(|&n| (n, capped(text.line(n))))
         .find(|(_, line)| test(line))
 }
 
@@ -260,6 +263,18 @@ fn driver_versions(facts: &Facts) -> Vec<Version> {
         versions.push(v);
     }
     versions
+}
+
+/// The first `LINE_CAP` bytes of a line, cut at a character boundary.
+fn capped(line: &str) -> &str {
+    if line.len() <= LINE_CAP {
+        return line;
+    }
+    let mut end = LINE_CAP;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
 }
 
 /// A line shortened for a message.

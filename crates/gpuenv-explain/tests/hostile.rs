@@ -102,3 +102,33 @@ fn invalid_utf8_anywhere() {
         let _ = e.explain(&v, None, None);
     }
 }
+
+/// The provenance check on a log made of its own markers: megabyte lines of Windows and home
+/// paths, driver versions and WSL strings, and 100,000 short ones. It reads only capped windows
+/// of the first occurrences, asks about at most a few paths, and answers.
+#[test]
+fn provenance_markers_everywhere() {
+    let e = Explainer::builtin().unwrap();
+    let facts = gpuenv_facts::Facts::default();
+    let asked = std::cell::Cell::new(0usize);
+    let exists = |_: &str| {
+        asked.set(asked.get() + 1);
+        false
+    };
+    let unit = "C:\\Users\\x\\ /home/u/ /opt/e/lib/python3.8/site-packages/ Driver Version: 470.82.01 WSL2 -Microsoft | NVIDIA-SMI ";
+    let mut long = unit.repeat(1_000_000 / unit.len());
+    long.push('\n');
+    let mut log = long.repeat(3);
+    for i in 0..100_000 {
+        log.push_str(&format!(
+            "/home/user{i}/x/site-packages/y Driver Version: 5{}.1\n",
+            i % 100
+        ));
+    }
+    log.push_str("RuntimeError: No CUDA GPUs are available\n");
+    let scanned = e.scan(log.as_bytes());
+    let x = e.conclude_checked(&scanned, &facts, None, &exists);
+    assert!(!x.refined);
+    assert!(!x.facts_not_used.is_empty());
+    assert!(asked.get() <= 8, "asked about {} paths", asked.get());
+}

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::catalogue::Catalogue;
-use crate::normalize::Text;
+use crate::normalize::{fold_quotes, Text};
 
 /// How many occurrences of one string are kept (the first ones, plus always the last).
 const KEEP: usize = 16;
@@ -45,7 +45,7 @@ impl Matcher {
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut strings: Vec<String> = Vec::new();
         let mut add = |s: &str| {
-            let key = s.to_ascii_lowercase();
+            let key = fold_quotes(s).to_ascii_lowercase();
             if !index.contains_key(&key) {
                 index.insert(key.clone(), strings.len());
                 strings.push(key);
@@ -76,7 +76,9 @@ impl Matcher {
 
     /// The index of a catalogue string (any case).
     pub fn id(&self, s: &str) -> Option<usize> {
-        self.index.get(&s.to_ascii_lowercase()).copied()
+        self.index
+            .get(&fold_quotes(s).to_ascii_lowercase())
+            .copied()
     }
 
     /// The number of distinct strings in the automaton.

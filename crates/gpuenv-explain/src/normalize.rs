@@ -2,6 +2,8 @@
 //! sequences, TensorFlow/XLA (absl) log prefixes, Jupyter's traceback arrows, and a log pasted
 //! as one JSON string with literal `\n`s. Line numbers stay those of the input.
 
+use std::borrow::Cow;
+
 /// The normalised text: one string, lines joined by `\n`, with where each line starts.
 #[derive(Debug, Clone, Default)]
 pub struct Text {
@@ -57,11 +59,12 @@ pub fn normalize(input: &[u8]) -> Text {
         out.line_starts.push(out.text.len());
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let line = progress_bar_tail(line);
+        let line = fold_quotes(line);
         if line.contains('\u{1b}') {
-            let clean = strip_ansi(line);
+            let clean = strip_ansi(&line);
             out.text.push_str(strip_prefixes(&clean));
         } else {
-            out.text.push_str(strip_prefixes(line));
+            out.text.push_str(strip_prefixes(&line));
         }
         out.text.push('\n');
     }
@@ -71,6 +74,34 @@ pub fn normalize(input: &[u8]) -> Text {
         out.text.pop();
     }
     out
+}
+
+/// Typographic quotes (‘ ’ ‚ ‛ “ ” „ ‟ ′ ″, from a word processor, a web page or a chat client)
+/// as the ASCII quotes a program printed. Catalogue strings are folded the same way.
+pub fn fold_quotes(line: &str) -> Cow<'_, str> {
+    const SINGLE: [char; 5] = ['\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}', '\u{2032}'];
+    const DOUBLE: [char; 5] = ['\u{201c}', '\u{201d}', '\u{201e}', '\u{201f}', '\u{2033}'];
+    // All of them encode as E2 80 xx in UTF-8: most lines have no 0xE2 byte at all.
+    if !line.as_bytes().contains(&0xe2)
+        || !line
+            .chars()
+            .any(|c| SINGLE.contains(&c) || DOUBLE.contains(&c))
+    {
+        return Cow::Borrowed(line);
+    }
+    Cow::Owned(
+        line.chars()
+            .map(|c| {
+                if SINGLE.contains(&c) {
+                    '\''
+                } else if DOUBLE.contains(&c) {
+                    '"'
+                } else {
+                    c
+                }
+            })
+            .collect(),
+    )
 }
 
 /// A whole log pasted as one escaped string (from JSON, a notebook, a Python repr): few real
@@ -314,6 +345,15 @@ fn strip_jupyter_arrow(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typographic_quotes_are_ascii() {
+        let t = normalize("ModuleNotFoundError: No module named \u{2018}torch\u{2019}\n\u{201c}cudnn.h\u{201d}: No such file\nplain 'x'\n".as_bytes());
+        assert_eq!(t.line(1), "ModuleNotFoundError: No module named 'torch'");
+        assert_eq!(t.line(2), "\"cudnn.h\": No such file");
+        assert_eq!(t.line(3), "plain 'x'");
+        assert!(matches!(fold_quotes("no quotes"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn crlf_and_line_numbers() {

@@ -51,6 +51,8 @@ pub fn normalize(input: &[u8]) -> Text {
     } else {
         &decoded
     };
+    // One pass over the whole text; line breaks stay where they are.
+    let source = fold_quotes(source);
     let mut out = Text {
         text: String::with_capacity(source.len()),
         line_starts: Vec::with_capacity(source.len() / 60 + 1),
@@ -59,12 +61,11 @@ pub fn normalize(input: &[u8]) -> Text {
         out.line_starts.push(out.text.len());
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let line = progress_bar_tail(line);
-        let line = fold_quotes(line);
         if line.contains('\u{1b}') {
-            let clean = strip_ansi(&line);
+            let clean = strip_ansi(line);
             out.text.push_str(strip_prefixes(&clean));
         } else {
-            out.text.push_str(strip_prefixes(&line));
+            out.text.push_str(strip_prefixes(line));
         }
         out.text.push('\n');
     }
@@ -78,19 +79,19 @@ pub fn normalize(input: &[u8]) -> Text {
 
 /// Typographic quotes (‘ ’ ‚ ‛ “ ” „ ‟ ′ ″, from a word processor, a web page or a chat client)
 /// as the ASCII quotes a program printed. Catalogue strings are folded the same way.
-pub fn fold_quotes(line: &str) -> Cow<'_, str> {
+pub fn fold_quotes(text: &str) -> Cow<'_, str> {
     const SINGLE: [char; 5] = ['\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}', '\u{2032}'];
     const DOUBLE: [char; 5] = ['\u{201c}', '\u{201d}', '\u{201e}', '\u{201f}', '\u{2033}'];
-    // All of them encode as E2 80 xx in UTF-8: most lines have no 0xE2 byte at all.
-    if !line.as_bytes().contains(&0xe2)
-        || !line
+    // All of them encode as E2 80 xx in UTF-8: most logs have no 0xE2 byte at all.
+    if memchr::memchr(0xe2, text.as_bytes()).is_none()
+        || !text
             .chars()
             .any(|c| SINGLE.contains(&c) || DOUBLE.contains(&c))
     {
-        return Cow::Borrowed(line);
+        return Cow::Borrowed(text);
     }
     Cow::Owned(
-        line.chars()
+        text.chars()
             .map(|c| {
                 if SINGLE.contains(&c) {
                     '\''

@@ -108,9 +108,19 @@ pub fn foreign_reasons(
 
     // Another operating system.
     if let Some((n, line)) = first_line(text, &lines_of(":\\"), |l| p.windows_path.is_match(l)) {
+        // From the drive letter to the next quote (paths may hold spaces).
+        let path = p
+            .windows_path
+            .find(line)
+            .and_then(|m| line.get(m.start()..))
+            .map(|rest| {
+                let rest = rest.trim_start_matches([' ', '\t', '\'', '"', '(', '=']);
+                rest.split(['"', '\'']).next().unwrap_or(rest).trim_end()
+            })
+            .unwrap_or(line);
         reasons.push(format!(
             "line {n} has a Windows path ({}), and this is a Linux machine",
-            clip(line)
+            clip(path)
         ));
     }
     if let Some((n, _)) = first_line(text, &lines_of("/Users/"), |l| {

@@ -120,8 +120,9 @@ pub fn stated_version(line: &str, from: usize) -> Option<(u32, u32)> {
     Some((major, minor))
 }
 
-/// The first `LINE_CAP` bytes, cut at a character boundary.
-fn cap(line: &str) -> &str {
+/// The first `LINE_CAP` bytes, cut at a character boundary (also how much of a line
+/// `provenance` reads).
+pub(crate) fn cap(line: &str) -> &str {
     if line.len() <= LINE_CAP {
         return line;
     }

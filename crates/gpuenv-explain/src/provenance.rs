@@ -22,11 +22,12 @@ use regex::Regex;
 use gpuenv_facts::Facts;
 use gpuenv_kb::Version;
 
+use crate::extract::cap;
 use crate::matcher::{Hits, Matcher};
 use crate::normalize::Text;
 
-/// Strings the automaton finds for this module; their lines are then read with the regexes.
-pub const MARKERS: &[&str] = &[
+/// Strings that say which operating system or user wrote the log (paths, WSL kernel strings).
+const PLACE_MARKERS: &[&str] = &[
     ":\\",
     "/Users/",
     "/home/",
@@ -36,10 +37,16 @@ pub const MARKERS: &[&str] = &[
     "WSL",
     "/usr/lib/wsl/",
     "/dev/dxg",
+];
+/// Strings on the lines that name an NVIDIA driver version.
+const DRIVER_MARKERS: &[&str] = &[
     "driver version",
     "has the version",
     "DSO version",
     "reported version is",
+];
+/// Strings only a machine with a working NVIDIA GPU prints.
+const GPU_AT_WORK: &[&str] = &[
     "Found device 0 with properties",
     "Created TensorFlow device",
     "Created device /job:",
@@ -48,11 +55,17 @@ pub const MARKERS: &[&str] = &[
     "pciBusID",
 ];
 
+/// Every string the automaton finds for this module; their lines are then read with the regexes.
+pub fn markers() -> impl Iterator<Item = &'static str> {
+    PLACE_MARKERS
+        .iter()
+        .chain(DRIVER_MARKERS)
+        .chain(GPU_AT_WORK)
+        .copied()
+}
+
 /// Paths checked against the machine, at most.
 const MAX_PATHS: usize = 8;
-/// At most this many bytes of a marker's line are read (a marker further into a megabyte line
-/// is not looked at).
-const LINE_CAP: usize = 4096;
 
 struct Patterns {
     windows_path: Regex,
@@ -143,12 +156,12 @@ pub fn foreign_reasons(
         wsl.extend(
             lines_of("WSL")
                 .into_iter()
-                .filter(|&n| p.wsl_word.is_match(capped(text.line(n)))),
+                .filter(|&n| p.wsl_word.is_match(cap(text.line(n)))),
         );
         wsl.extend(
             lines_of("-Microsoft")
                 .into_iter()
-                .filter(|&n| p.wsl1_kernel.is_match(capped(text.line(n)))),
+                .filter(|&n| p.wsl1_kernel.is_match(cap(text.line(n)))),
         );
         if let Some(n) = wsl.iter().min() {
             reasons.push(format!(
@@ -160,14 +173,9 @@ pub fn foreign_reasons(
     // Driver versions.
     let ours = driver_versions(facts);
     let mut theirs: Vec<(usize, Version)> = Vec::new();
-    for marker in [
-        "driver version",
-        "has the version",
-        "DSO version",
-        "reported version is",
-    ] {
+    for marker in DRIVER_MARKERS {
         for n in lines_of(marker) {
-            for c in p.driver_version.captures_iter(capped(text.line(n))) {
+            for c in p.driver_version.captures_iter(cap(text.line(n))) {
                 if let Ok(v) = c[1].parse::<Version>() {
                     theirs.push((n, v));
                 }
@@ -196,17 +204,7 @@ pub fn foreign_reasons(
             .as_ref()
             .is_some_and(|n| !n.gpus.is_empty());
     if !has_gpu {
-        let gpu_lines: Vec<usize> = [
-            "Found device 0 with properties",
-            "Created TensorFlow device",
-            "Created device /job:",
-            "| NVIDIA-SMI",
-            "with CUDA capability sm_",
-            "pciBusID",
-        ]
-        .iter()
-        .flat_map(|m| lines_of(m))
-        .collect();
+        let gpu_lines: Vec<usize> = GPU_AT_WORK.iter().flat_map(|m| lines_of(m)).collect();
         if let Some(n) = gpu_lines.iter().min() {
             reasons.push(format!(
                 "line {n} shows an NVIDIA GPU at work, and this machine has none"
@@ -218,7 +216,7 @@ pub fn foreign_reasons(
     let mut paths: Vec<(usize, String)> = Vec::new();
     for (marker, re) in [("/home/", &p.home), ("-packages/", &p.site_packages)] {
         for n in lines_of(marker) {
-            for c in re.captures_iter(capped(text.line(n))) {
+            for c in re.captures_iter(cap(text.line(n))) {
                 let path = c[1].to_string();
                 if paths.len() < MAX_PATHS && !paths.iter().any(|(_, q)| *q == path) {
                     paths.push((n, path));
@@ -244,7 +242,7 @@ fn first_line<'t>(
 ) -> Option<(usize, &'t str)> {
     lines
         .iter()
-        .map(|&n| (n, capped(text.line(n))))
+        .map(|&n| (n, cap(text.line(n))))
         .find(|(_, line)| test(line))
 }
 
@@ -273,18 +271,6 @@ fn driver_versions(facts: &Facts) -> Vec<Version> {
         versions.push(v);
     }
     versions
-}
-
-/// The first `LINE_CAP` bytes of a line, cut at a character boundary.
-fn capped(line: &str) -> &str {
-    if line.len() <= LINE_CAP {
-        return line;
-    }
-    let mut end = LINE_CAP;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    &line[..end]
 }
 
 /// A line shortened for a message.

@@ -7,7 +7,9 @@
 //!
 //! Category hints (a WSL kernel string, `CUDA_VISIBLE_DEVICES=-1`) re-rank the causes of the
 //! signatures found and, when nothing gives an answer, are offered as a weak one of their own
-//! (`Diagnosis::hint`, never above `low`). A log that matches neither is "unknown".
+//! (`Diagnosis::hint`, never above `low`). When neither answers, the word model ([`words`]: which
+//! category's public reports the log's words resemble most) may offer a weak guess, labelled as
+//! one. A log that none of them answers is "unknown".
 //!
 //! Pure: no file system, no environment. The caller hands in the bytes, and optionally the facts
 //! of the machine the log came from (doctor's probes) and the knowledge base.
@@ -19,6 +21,7 @@ pub mod matcher;
 pub mod normalize;
 pub mod provenance;
 pub mod refine;
+pub mod words;
 
 use std::collections::BTreeMap;
 
@@ -32,6 +35,7 @@ pub use catalogue::{Catalogue, CatalogueError, Hint, Signature};
 pub use category::Category;
 pub use extract::Extracted;
 pub use refine::{Effect, FactCheck, FactEvidence};
+pub use words::{Resemblance, WordModel, WordModelError};
 
 use matcher::{Hits, Matcher};
 use normalize::Text;
@@ -54,6 +58,8 @@ pub enum ExplainError {
     Catalogue(#[from] CatalogueError),
     #[error(transparent)]
     Matcher(#[from] matcher::MatcherError),
+    #[error(transparent)]
+    Words(#[from] WordModelError),
 }
 
 /// A log normalised and scanned by [`Explainer::scan`], ready for [`Explainer::conclude`].
@@ -68,6 +74,8 @@ pub struct ScannedLog {
 pub struct Explainer {
     catalogue: Catalogue,
     matcher: Matcher,
+    /// The last resort when no signature or hint answers ([`words`]); none when not given.
+    words: Option<WordModel>,
 }
 
 /// How sure a diagnosis is.
@@ -123,7 +131,8 @@ pub struct Diagnosis {
     /// Public reports the signature was collected from.
     pub sources: Vec<String>,
     /// True when no error message was recognised for it and it rests only on a category hint
-    /// (words of the log such as a WSL kernel string): a weak answer, never above `low`.
+    /// (words of the log such as a WSL kernel string) or on the word model (`signature`
+    /// "words"): a weak answer, never above `low`.
     pub hint: bool,
 }
 
@@ -171,13 +180,27 @@ struct Candidate {
 impl Explainer {
     /// The explainer over the built-in catalogue.
     pub fn builtin() -> Result<Explainer, ExplainError> {
-        Explainer::new(Catalogue::builtin()?)
+        Ok(Explainer::new(Catalogue::builtin()?)?.with_words(WordModel::builtin()?))
     }
 
-    /// The explainer over a catalogue.
+    /// The explainer over a catalogue, without a word model.
     pub fn new(catalogue: Catalogue) -> Result<Explainer, ExplainError> {
         let matcher = Matcher::new(&catalogue)?;
-        Ok(Explainer { catalogue, matcher })
+        Ok(Explainer {
+            catalogue,
+            matcher,
+            words: None,
+        })
+    }
+
+    /// The same explainer with `words` as its last resort.
+    pub fn with_words(mut self, words: WordModel) -> Explainer {
+        self.words = Some(words);
+        self
+    }
+
+    pub fn words(&self) -> Option<&WordModel> {
+        self.words.as_ref()
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -230,6 +253,18 @@ impl Explainer {
         scanned: &ScannedLog,
         facts: Option<&Facts>,
         kb: Option<&Kb>,
+    ) -> Explanation {
+        self.conclude_with_words(scanned, facts, kb, self.words.as_ref())
+    }
+
+    /// [`Explainer::conclude`] with another word model as the last resort (or none): the corpus
+    /// test measures with the model built without the report it explains.
+    pub fn conclude_with_words(
+        &self,
+        scanned: &ScannedLog,
+        facts: Option<&Facts>,
+        kb: Option<&Kb>,
+        words: Option<&WordModel>,
     ) -> Explanation {
         let ScannedLog { text, hits } = scanned;
 
@@ -402,6 +437,15 @@ impl Explainer {
                 seen.push(d.category);
                 first
             });
+        }
+        if diagnoses
+            .first()
+            .is_none_or(|d| d.confidence < ANSWER_FLOOR)
+        {
+            if let Some(guess) = words.and_then(|w| resemblance_diagnosis(w, text)) {
+                diagnoses.retain(|d| d.category != guess.category);
+                diagnoses.insert(0, guess);
+            }
         }
         diagnoses.retain(|d| d.confidence >= 0.1);
         diagnoses.truncate(5);
@@ -622,4 +666,58 @@ fn snippet(text: &Text, line: usize, offset: usize) -> String {
     let prefix = if start > 0 { "…" } else { "" };
     let suffix = if end < s.len() { "…" } else { "" };
     format!("{prefix}{}{suffix}", &s[start..end])
+}
+
+/// The word model's guess as a weak diagnosis (`signature` "words"), with the lines that hold
+/// the words speaking most for it.
+fn resemblance_diagnosis(words: &WordModel, text: &Text) -> Option<Diagnosis> {
+    let guess = words.classify(&text.text)?;
+    // The last line holding each of the strongest words (of a word pair, its first word).
+    let count = text.line_count();
+    let first = count.saturating_sub(4000).max(1);
+    let mut lines: Vec<usize> = guess
+        .strongest
+        .iter()
+        .filter_map(|w| {
+            let word = w.split(' ').next().unwrap_or(w);
+            (first..=count)
+                .rev()
+                .find(|n| text.line(*n).to_ascii_lowercase().contains(word))
+        })
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let evidence = lines
+        .into_iter()
+        .take(3)
+        .map(|line| Evidence::Log {
+            line,
+            text: snippet(
+                text,
+                line,
+                text.line_starts.get(line - 1).copied().unwrap_or(0),
+            ),
+        })
+        .collect();
+    let quoted: Vec<String> = guess.strongest.iter().map(|w| format!("`{w}`")).collect();
+    Some(Diagnosis {
+        category: guess.category,
+        layer: guess.category.layer(),
+        confidence: guess.confidence,
+        level: Level::of(guess.confidence),
+        signature: "words".to_string(),
+        explanation: format!(
+            "A weak guess: no known error message was recognised, but by its words the log most \
+             resembles the {} public reports of {} that gpuenv was built from (the words that \
+             weigh most: {}). {}",
+            guess.reports,
+            guess.category,
+            quoted.join(", "),
+            guess.category.summary()
+        ),
+        evidence,
+        fix: words.fix(guess.category).to_string(),
+        sources: Vec::new(),
+        hint: true,
+    })
 }

@@ -30,6 +30,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use gpuenv_explain::normalize::normalize;
+use gpuenv_explain::words::{Settings, WordModel, BUILTIN_MODEL, BUILTIN_SETTINGS};
 use gpuenv_explain::{Category, Explainer, Level};
 use gpuenv_facts::{DriverLibrary, Facts, LinkState};
 
@@ -314,7 +316,7 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 fn corpus_accuracy() {
     let cases = load_cases();
     assert!(cases.len() >= 100, "corpus has {} cases", cases.len());
-    let (top1, confident_wrong_user) = measure("corpus", &cases, &corpus_dir());
+    let (top1, confident_wrong_user) = measure("corpus", &cases, &corpus_dir(), LeaveOut::Yes);
     assert!(
         confident_wrong_user.is_empty(),
         "confident wrong answers on user bugs: {confident_wrong_user:?}"
@@ -335,7 +337,7 @@ fn corpus_accuracy() {
 fn heldout_accuracy() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/heldout");
     let cases = load_cases_from(&dir);
-    let (top1, confident_wrong_user) = measure("held-out", &cases, &dir);
+    let (top1, confident_wrong_user) = measure("held-out", &cases, &dir, LeaveOut::No);
     assert!(confident_wrong_user.is_empty(), "{confident_wrong_user:?}");
     assert!(
         top1 >= HELDOUT_MIN_TOP1,
@@ -359,7 +361,7 @@ fn heldout2() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/heldout2");
     let cases = load_cases_from(&dir);
     assert!(!cases.is_empty(), "tests/heldout2 has no cases");
-    let (_top1, confident_wrong_user) = measure("held-out 2", &cases, &dir);
+    let (_top1, confident_wrong_user) = measure("held-out 2", &cases, &dir, LeaveOut::No);
     assert!(confident_wrong_user.is_empty(), "{confident_wrong_user:?}");
 }
 
@@ -374,14 +376,25 @@ fn extra_dir() {
     };
     let dir = PathBuf::from(dir);
     let cases = load_cases_from(&dir);
-    let (_top1, confident_wrong_user) = measure("extra", &cases, &dir);
+    let (_top1, confident_wrong_user) = measure("extra", &cases, &dir, LeaveOut::No);
     assert!(confident_wrong_user.is_empty(), "{confident_wrong_user:?}");
 }
 
+/// Whether the cases are among the reports the word model was built from (tests/corpus): then
+/// each is explained with the model built without it, so that its own words do not vote.
+#[derive(Clone, Copy, PartialEq)]
+enum LeaveOut {
+    Yes,
+    No,
+}
+
 /// Top-1 accuracy and the confident wrong answers on `not-an-environment-problem` cases.
-fn measure(name: &str, cases: &[Case], base: &Path) -> (f64, Vec<String>) {
+fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64, Vec<String>) {
     let explainer = Explainer::builtin().unwrap();
+    let words = explainer.words().unwrap();
     let verbose = std::env::var_os("GPUENV_CORPUS_REPORT").is_some();
+    // Answers of the word model (no signature or hint answered): how many, how many right.
+    let mut by_words = (0usize, 0usize);
 
     let mut per_category: BTreeMap<Category, (usize, usize)> = BTreeMap::new();
     let mut correct = 0;
@@ -389,8 +402,20 @@ fn measure(name: &str, cases: &[Case], base: &Path) -> (f64, Vec<String>) {
     let mut confident_wrong_any = 0;
     let mut misses = Vec::new();
     for case in cases {
-        let explanation = explainer.explain(&case.text, case.facts.as_ref(), None);
+        let scanned = explainer.scan(&case.text);
+        let mut explanation = explainer.conclude(&scanned, case.facts.as_ref(), None);
+        let from_words =
+            |e: &gpuenv_explain::Explanation| e.top().is_none_or(|d| d.signature == "words");
+        if leave_out == LeaveOut::Yes && from_words(&explanation) {
+            let model = words.without(&normalize(&case.text).text, case.expected);
+            explanation =
+                explainer.conclude_with_words(&scanned, case.facts.as_ref(), None, Some(&model));
+        }
         let top = explanation.top();
+        if top.is_some_and(|d| d.signature == "words") {
+            by_words.0 += 1;
+            by_words.1 += usize::from(top.map(|d| d.category) == Some(case.expected));
+        }
         let got = top.map(|d| d.category);
         let entry = per_category.entry(case.expected).or_default();
         entry.1 += 1;
@@ -438,10 +463,49 @@ fn measure(name: &str, cases: &[Case], base: &Path) -> (f64, Vec<String>) {
         );
     }
     println!("confident (high) wrong answers: {confident_wrong_any} overall, {} on not-an-environment-problem", confident_wrong_user.len());
+    println!(
+        "answered by the word model only: {} ({} right){}",
+        by_words.0,
+        by_words.1,
+        if leave_out == LeaveOut::Yes {
+            ", each with the model built without it"
+        } else {
+            ""
+        }
+    );
     for m in &misses {
         println!("  miss: {m}");
     }
     (top1, confident_wrong_user)
+}
+
+/// data/words.tsv is what tests/corpus gives: regenerate it with
+/// `GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model` after the
+/// corpus changes (then rebuild: the model is compiled in).
+#[test]
+fn word_model_is_current() {
+    let cases = load_cases();
+    let texts: Vec<(Category, String)> = cases
+        .iter()
+        .map(|c| (c.expected, normalize(&c.text).text))
+        .collect();
+    let model = WordModel::train(
+        texts.iter().map(|(c, t)| (*c, t.as_str())),
+        Settings::parse(BUILTIN_SETTINGS).unwrap(),
+    );
+    let tsv = model.to_tsv();
+    if std::env::var_os("GPUENV_WRITE_WORD_MODEL").is_some() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/words.tsv");
+        std::fs::write(&path, &tsv).unwrap();
+        return;
+    }
+    assert!(
+        tsv == BUILTIN_MODEL,
+        "data/words.tsv is not what tests/corpus gives ({} words now, {} there): regenerate it with \
+         GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model",
+        model.len(),
+        BUILTIN_MODEL.lines().count().saturating_sub(4)
+    );
 }
 
 #[test]

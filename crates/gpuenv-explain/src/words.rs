@@ -1,0 +1,521 @@
+//! The word model: the last resort for a log that matches no signature and no hint. A naive
+//! Bayes classifier over the words (and adjacent word pairs) of the corpus's labelled public
+//! reports says which category's reports the log resembles most. Its answer is a weak guess,
+//! labelled as one and never above `low` confidence: on logs no signature recognised it was
+//! right about a third of the time (measured on the held-out batches; tests/corpus.rs).
+//!
+//! `data/words.tsv` is generated from tests/corpus by the corpus test (`word_model_is_current`),
+//! never edited by hand; `data/words.toml` holds what is chosen by people: the smoothing, the
+//! gates (an error word must be present, enough known words, a margin over the runner-up) and a
+//! first fix per category.
+//!
+//! Pure: text in, a category out.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::category::{Category, ALL};
+
+/// The built-in model, generated from tests/corpus.
+pub const BUILTIN_MODEL: &str = include_str!("../data/words.tsv");
+/// The built-in settings.
+pub const BUILTIN_SETTINGS: &str = include_str!("../data/words.toml");
+
+/// Only the end of a long log is read: that is where a program says what killed it, and the
+/// corpus's reports are short.
+const REGION: usize = 256 * 1024;
+
+/// Why a word model or its settings were rejected.
+#[derive(Debug, Error)]
+pub enum WordModelError {
+    #[error("words.toml: {0}")]
+    Settings(#[from] toml::de::Error),
+    #[error("words.toml: {0}")]
+    InvalidSettings(String),
+    #[error("words.tsv line {line}: {message}")]
+    Model { line: usize, message: String },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsFile {
+    alpha: f64,
+    min_reports: u32,
+    min_known_words: usize,
+    min_margin: f64,
+    confidence_floor: f64,
+    confidence_ceiling: f64,
+    error_words: Vec<String>,
+    fix: BTreeMap<String, String>,
+}
+
+/// The people-chosen part of the model (`data/words.toml`).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Additive smoothing of the per-category word frequencies.
+    pub alpha: f64,
+    /// A word counts only when at least this many reports contain it.
+    pub min_reports: u32,
+    /// At least this many words of the log must be known to the model.
+    pub min_known_words: usize,
+    /// The winner's log-likelihood must beat the runner-up's by this much.
+    pub min_margin: f64,
+    /// The confidence of an answer at `min_margin`; it grows with the margin up to the ceiling.
+    pub confidence_floor: f64,
+    pub confidence_ceiling: f64,
+    /// One of these (case-insensitive) must be in the log: without one it is not an error report.
+    pub error_words: Vec<String>,
+    /// A first fix per category.
+    pub fix: BTreeMap<Category, String>,
+}
+
+impl Settings {
+    pub fn parse(text: &str) -> Result<Settings, WordModelError> {
+        let file: SettingsFile = toml::from_str(text)?;
+        let mut fix = BTreeMap::new();
+        for (id, text) in file.fix {
+            let category = Category::from_id(&id).ok_or_else(|| {
+                WordModelError::InvalidSettings(format!("fix for unknown category `{id}`"))
+            })?;
+            fix.insert(category, text);
+        }
+        if let Some(missing) = ALL.into_iter().find(|c| !fix.contains_key(c)) {
+            return Err(WordModelError::InvalidSettings(format!(
+                "no fix for category `{missing}`"
+            )));
+        }
+        let floor_ok = file.confidence_floor >= crate::ANSWER_FLOOR;
+        let ceiling_ok = file.confidence_ceiling < crate::MEDIUM
+            && file.confidence_ceiling >= file.confidence_floor;
+        if !floor_ok || !ceiling_ok {
+            return Err(WordModelError::InvalidSettings(format!(
+                "confidence must lie between the answer floor ({}) and medium ({})",
+                crate::ANSWER_FLOOR,
+                crate::MEDIUM
+            )));
+        }
+        if file.alpha <= 0.0 || file.min_reports == 0 || file.min_margin < 0.0 {
+            return Err(WordModelError::InvalidSettings(
+                "alpha must be > 0, min_reports >= 1, min_margin >= 0".to_string(),
+            ));
+        }
+        Ok(Settings {
+            alpha: file.alpha,
+            min_reports: file.min_reports,
+            min_known_words: file.min_known_words,
+            min_margin: file.min_margin,
+            confidence_floor: file.confidence_floor,
+            confidence_ceiling: file.confidence_ceiling,
+            error_words: file
+                .error_words
+                .iter()
+                .map(|w| w.to_ascii_lowercase())
+                .collect(),
+            fix,
+        })
+    }
+}
+
+/// What the model says of a log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resemblance {
+    pub category: Category,
+    /// How many reports of that category the model was built from.
+    pub reports: u32,
+    /// The winner's log-likelihood over the runner-up's.
+    pub margin: f64,
+    /// 0..=1, between the settings' floor and ceiling.
+    pub confidence: f64,
+    /// The log's words that speak most for the category, strongest first.
+    pub strongest: Vec<String>,
+}
+
+/// Reports per category and, for every word, how many reports of each category contain it.
+#[derive(Debug, Clone)]
+pub struct WordModel {
+    reports: [u32; ALL.len()],
+    words: HashMap<String, Vec<(Category, u32)>>,
+    settings: Settings,
+}
+
+fn index(category: Category) -> usize {
+    ALL.iter().position(|c| *c == category).unwrap_or(0)
+}
+
+/// The end of `text` that the model reads, cut at a character boundary.
+fn region(text: &str) -> &str {
+    if text.len() <= REGION {
+        return text;
+    }
+    let mut start = text.len() - REGION;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// The words of a text, lowercased: runs of ASCII letters, digits and `_` with leading digits
+/// dropped, three characters or more; and every pair of adjacent words, joined by a space.
+pub fn tokens(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut previous: Option<String> = None;
+    for word in words(region(text)) {
+        if let Some(p) = previous.take() {
+            out.insert(format!("{p} {word}"));
+        }
+        out.insert(word.clone());
+        previous = Some(word);
+    }
+    out
+}
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(|run| run.trim_start_matches(|c: char| c.is_ascii_digit()))
+        .filter(|run| run.len() >= 3)
+        .map(|run| run.to_ascii_lowercase())
+}
+
+impl WordModel {
+    /// The model generated from tests/corpus, with the built-in settings.
+    pub fn builtin() -> Result<WordModel, WordModelError> {
+        WordModel::parse(BUILTIN_MODEL, Settings::parse(BUILTIN_SETTINGS)?)
+    }
+
+    /// Builds a model from labelled texts.
+    pub fn train<'a>(
+        reports: impl IntoIterator<Item = (Category, &'a str)>,
+        settings: Settings,
+    ) -> WordModel {
+        let mut counts = [0u32; ALL.len()];
+        let mut words: HashMap<String, Vec<(Category, u32)>> = HashMap::new();
+        for (category, text) in reports {
+            counts[index(category)] += 1;
+            for token in tokens(text) {
+                let entry = words.entry(token).or_default();
+                match entry.iter_mut().find(|(c, _)| *c == category) {
+                    Some((_, n)) => *n += 1,
+                    None => entry.push((category, 1)),
+                }
+            }
+        }
+        let mut model = WordModel {
+            reports: counts,
+            words,
+            settings,
+        };
+        model.prune();
+        model
+    }
+
+    /// The model without one of the reports it was built from (for leave-one-out measurement):
+    /// exactly the model built from the others.
+    pub fn without(&self, text: &str, category: Category) -> WordModel {
+        let mut model = self.clone();
+        let i = index(category);
+        model.reports[i] = model.reports[i].saturating_sub(1);
+        for token in tokens(text) {
+            if let Some(entry) = model.words.get_mut(&token) {
+                if let Some((_, n)) = entry.iter_mut().find(|(c, _)| *c == category) {
+                    *n = n.saturating_sub(1);
+                }
+                entry.retain(|(_, n)| *n > 0);
+            }
+        }
+        model.prune();
+        model
+    }
+
+    /// Drops the words too few reports contain.
+    fn prune(&mut self) {
+        let min = self.settings.min_reports;
+        self.words
+            .retain(|_, entry| entry.iter().map(|(_, n)| n).sum::<u32>() >= min);
+        for entry in self.words.values_mut() {
+            entry.sort_by_key(|(c, _)| *c);
+        }
+    }
+
+    /// Reads a model (`data/words.tsv`): a `reports` line with `category=count` fields, then one
+    /// line per word: the word, then `category=count` fields.
+    pub fn parse(text: &str, settings: Settings) -> Result<WordModel, WordModelError> {
+        let mut reports = None;
+        let mut words = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let line_no = i + 1;
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let mut fields = line.split('\t');
+            let word = fields.next().unwrap_or_default();
+            let mut counts = Vec::new();
+            for field in fields {
+                let parsed = field
+                    .split_once('=')
+                    .and_then(|(id, n)| Some((Category::from_id(id)?, n.parse::<u32>().ok()?)));
+                let Some(pair) = parsed else {
+                    return Err(WordModelError::Model {
+                        line: line_no,
+                        message: format!("`{field}` is not `category=count`"),
+                    });
+                };
+                counts.push(pair);
+            }
+            if word == "reports" && reports.is_none() {
+                let mut all = [0u32; ALL.len()];
+                for (c, n) in counts {
+                    all[index(c)] = n;
+                }
+                reports = Some(all);
+            } else if counts.is_empty() {
+                return Err(WordModelError::Model {
+                    line: line_no,
+                    message: format!("word `{word}` has no counts"),
+                });
+            } else {
+                counts.sort_by_key(|(c, _)| *c);
+                words.insert(word.to_string(), counts);
+            }
+        }
+        let Some(reports) = reports else {
+            return Err(WordModelError::Model {
+                line: 0,
+                message: "no `reports` line".to_string(),
+            });
+        };
+        Ok(WordModel {
+            reports,
+            words,
+            settings,
+        })
+    }
+
+    /// The model as `data/words.tsv` stores it (sorted, so it diffs well).
+    pub fn to_tsv(&self) -> String {
+        let mut out = String::from(
+            "# gpuenv-explain word model, generated from tests/corpus by\n\
+             # `GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model`.\n\
+             # Do not edit: the corpus test checks that it is what the corpus gives.\n",
+        );
+        out.push_str("reports");
+        for (c, n) in ALL.iter().zip(self.reports) {
+            out.push_str(&format!("\t{c}={n}"));
+        }
+        out.push('\n');
+        let mut words: Vec<(&String, &Vec<(Category, u32)>)> = self.words.iter().collect();
+        words.sort();
+        for (word, counts) in words {
+            out.push_str(word);
+            for (c, n) in counts {
+                out.push_str(&format!("\t{c}={n}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// How many words the model knows.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The first fix for a category.
+    pub fn fix(&self, category: Category) -> &str {
+        self.settings
+            .fix
+            .get(&category)
+            .map(String::as_str)
+            .unwrap_or_default()
+    }
+
+    /// Which category's reports the text resembles most, when the gates let it say.
+    pub fn classify(&self, text: &str) -> Option<Resemblance> {
+        let lower = region(text).to_ascii_lowercase();
+        if !self
+            .settings
+            .error_words
+            .iter()
+            .any(|w| lower.contains(w.as_str()))
+        {
+            return None;
+        }
+        let known: Vec<(&String, &Vec<(Category, u32)>)> = tokens(text)
+            .into_iter()
+            .filter_map(|t| self.words.get_key_value(&t))
+            .collect();
+        if known.len() < self.settings.min_known_words {
+            return None;
+        }
+        let alpha = self.settings.alpha;
+        let log_p = |category: Category, count: u32| {
+            let n = f64::from(self.reports[index(category)]);
+            ((f64::from(count) + alpha) / (n + 2.0 * alpha)).ln()
+        };
+        let count = |entry: &[(Category, u32)], category: Category| {
+            entry
+                .iter()
+                .find(|(c, _)| *c == category)
+                .map_or(0, |(_, n)| *n)
+        };
+        let mut scores: Vec<(Category, f64)> = ALL
+            .into_iter()
+            .filter(|c| self.reports[index(*c)] > 0)
+            .map(|c| {
+                let score = known.iter().map(|(_, e)| log_p(c, count(e, c))).sum();
+                (c, score)
+            })
+            .collect();
+        scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let (winner, best) = *scores.first()?;
+        let margin = scores.get(1).map_or(f64::INFINITY, |(_, s)| best - s);
+        if margin < self.settings.min_margin {
+            return None;
+        }
+        // The words that speak most for the winner: its likelihood over the best other one's.
+        let mut strongest: Vec<(f64, &String)> = known
+            .iter()
+            .map(|(word, entry)| {
+                let own = log_p(winner, count(entry, winner));
+                let other = scores
+                    .iter()
+                    .filter(|(c, _)| *c != winner)
+                    .map(|(c, _)| log_p(*c, count(entry, *c)))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                (own - other, *word)
+            })
+            .filter(|(weight, _)| *weight > 0.0)
+            .collect();
+        strongest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        let s = &self.settings;
+        // Grows with the margin, reaching the ceiling at eight nats (where, on the held-out
+        // batches, about half the answers were right).
+        let reach = ((margin - s.min_margin) / 8.0).clamp(0.0, 1.0);
+        let confidence = s.confidence_floor + (s.confidence_ceiling - s.confidence_floor) * reach;
+        Some(Resemblance {
+            category: winner,
+            reports: self.reports[index(winner)],
+            margin,
+            confidence: (confidence * 100.0).round() / 100.0,
+            strongest: strongest
+                .into_iter()
+                .take(5)
+                .map(|(_, w)| w.clone())
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings::parse(BUILTIN_SETTINGS).unwrap()
+    }
+
+    #[test]
+    fn tokens_are_words_and_pairs() {
+        let t = tokens("RuntimeError: CUDA out of memory. Tried 20MiB x86_64 2abc");
+        for w in [
+            "runtimeerror",
+            "cuda",
+            "out",
+            "memory",
+            "tried",
+            "mib",
+            "x86_64",
+            "abc",
+            "cuda out",
+            "out memory",
+        ] {
+            assert!(t.contains(w), "{w} missing from {t:?}");
+        }
+        assert!(!t.contains("of"));
+        assert!(!t.contains("20mib"));
+    }
+
+    #[test]
+    fn builtin_model_and_settings_parse() {
+        let model = WordModel::builtin().unwrap();
+        assert!(model.len() > 1000);
+        for c in ALL {
+            assert!(!model.fix(c).is_empty());
+        }
+    }
+
+    #[test]
+    fn classifies_by_the_words_of_its_reports() {
+        let reports = [
+            (
+                Category::OutOfMemory,
+                "error: allocator ran out of memory on the device",
+            ),
+            (
+                Category::OutOfMemory,
+                "error: memory exhausted, allocator could not reserve",
+            ),
+            (Category::Wsl, "error: wsl kernel dxg adapter not present"),
+            (Category::Wsl, "error: wsl dxg adapter failed under windows"),
+        ];
+        let mut s = settings();
+        s.min_known_words = 2;
+        s.min_margin = 0.5;
+        let model = WordModel::train(reports, s);
+        let r = model
+            .classify("fatal error: the allocator ran out of memory")
+            .unwrap();
+        assert_eq!(r.category, Category::OutOfMemory);
+        assert!(r.strongest.iter().any(|w| w.contains("memory")));
+        let r = model.classify("error: dxg adapter missing in wsl").unwrap();
+        assert_eq!(r.category, Category::Wsl);
+        // No error word: not a report.
+        assert_eq!(model.classify("wsl dxg adapter allocator memory"), None);
+    }
+
+    #[test]
+    fn leaving_a_report_out_is_training_without_it() {
+        let reports = [
+            (Category::OutOfMemory, "error: allocator ran out of memory"),
+            (Category::OutOfMemory, "error: memory exhausted allocator"),
+            (Category::Wsl, "error: wsl dxg adapter"),
+            (Category::Wsl, "error: wsl dxg memory"),
+        ];
+        let full = WordModel::train(reports, settings());
+        let left = full.without(reports[3].1, reports[3].0);
+        let trained = WordModel::train(reports[..3].iter().copied(), settings());
+        assert_eq!(left.to_tsv(), trained.to_tsv());
+    }
+
+    #[test]
+    fn round_trips_through_tsv() {
+        let model = WordModel::builtin().unwrap();
+        let again = WordModel::parse(&model.to_tsv(), settings()).unwrap();
+        assert_eq!(model.to_tsv(), again.to_tsv());
+    }
+
+    #[test]
+    fn bad_model_lines_are_errors() {
+        assert!(WordModel::parse("reports\tcudnn-missing=x\n", settings()).is_err());
+        assert!(WordModel::parse("word\n", settings()).is_err());
+        assert!(WordModel::parse("word\tcudnn-missing=1\n", settings()).is_err());
+        assert!(WordModel::parse("reports\tnot-a-category=1\n", settings()).is_err());
+    }
+
+    #[test]
+    fn huge_text_reads_only_its_end() {
+        let mut text = "é".repeat(REGION);
+        text.push_str(" tail_word");
+        let t = tokens(&text);
+        assert!(t.contains("tail_word"));
+    }
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times `gpuenv explain` on a generated 15 MB log (above the 10 MB target) (TensorFlow-style INFO lines, ANSI colours,
 # a Python traceback and a cuDNN error at the end) with the full signature catalogue, from the
-# text alone (`--no-probe`) and with this machine probed. Target: under 100 ms. Writes
+# text alone (`--no-probe`) and with this machine probed; and the same log with an error that no
+# signature knows, so the word model (the last resort) runs too. Target: under 100 ms. Writes
 # bench/results/explain-<date>.md.
 #
 #   bench/explain.sh
@@ -31,6 +32,13 @@ Traceback (most recent call last):
 RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED
 E0000 00:00:1712345678.123 12345 cuda_dnn.cc:535] Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.
 TRACE
+# The same lines ending in an error no signature or hint knows: the word model reads the end.
+unknown="$work/unknown.log"
+head -n 110000 "$log" > "$unknown"
+cat >> "$unknown" <<'TRACE'
+When I start multi gpu training with python -m torch.distributed.launch --nproc_per_node=2 train.py
+the program hangs and fails with a timeout error
+TRACE
 size=$(wc -c < "$log")
 out="bench/results/explain-$(date -u +%Y-%m-%d).md"
 {
@@ -43,6 +51,7 @@ out="bench/results/explain-$(date -u +%Y-%m-%d).md"
 } > "$out"
 hyperfine --warmup 3 --runs 20 --export-markdown "$work/table.md" \
     -n "explain --no-probe" "$gpuenv explain --no-probe $log" \
-    -n "explain (probe this machine)" "$gpuenv explain $log"
+    -n "explain (probe this machine)" "$gpuenv explain $log" \
+    -n "explain --no-probe, no known message (word model)" "$gpuenv explain --no-probe $unknown"
 cat "$work/table.md" >> "$out"
 echo "wrote $out"

@@ -132,3 +132,30 @@ fn provenance_markers_everywhere() {
     assert!(!x.facts_not_used.is_empty());
     assert!(asked.get() <= 8, "asked about {} paths", asked.get());
 }
+
+/// A 10 MB log that no signature or hint answers but that has error words: the word model reads
+/// only its last 256 KB.
+#[test]
+fn ten_megabyte_log_for_the_word_model() {
+    let e = Explainer::builtin().unwrap();
+    let mut log = Vec::new();
+    let mut i = 0;
+    while log.len() < 10 * 1024 * 1024 {
+        log.extend_from_slice(
+            format!(
+                "rank{i} multi gpu training torch distributed launch worker timeout error {i}\n"
+            )
+            .as_bytes(),
+        );
+        i += 1;
+    }
+    let start = Instant::now();
+    let x = e.explain(&log, None, None);
+    let took = start.elapsed();
+    assert!(x.recognised.is_empty());
+    if let Some(top) = x.top() {
+        assert_eq!(top.signature, "words");
+        assert!(top.evidence.len() <= 3);
+    }
+    eprintln!("10 MB log for the word model explained in {took:?} (debug build)");
+}

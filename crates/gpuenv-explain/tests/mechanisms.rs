@@ -1,6 +1,7 @@
 //! The ranking mechanisms beyond plain signatures: category hints (re-ranking a matched
-//! signature's causes, and the weak fallback answer when nothing else answers), and signatures
-//! that count only when two different versions are stated.
+//! signature's causes, and the weak fallback answer when nothing else answers), the word model's
+//! guess when neither answers, and signatures that count only when two different versions are
+//! stated.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
@@ -333,4 +334,56 @@ fn scan_and_conclude_is_explain() {
         serde_json::to_value(&whole).unwrap(),
         serde_json::to_value(&halves).unwrap()
     );
+}
+
+/// With no signature and no hint, the word model may guess from the words of the corpus's
+/// reports: labelled as a guess, `low`, with the lines that hold the words it weighed.
+#[test]
+fn the_word_model_guesses_only_where_nothing_else_answers() {
+    let e = explainer();
+    let x = e.explain(
+        b"When I start multi gpu training with\npython -m torch.distributed.launch --nproc_per_node=2 train.py\nthe program hangs and fails with a timeout error\n",
+        None,
+        None,
+    );
+    assert!(x.recognised.is_empty());
+    let top = x.top().expect("a weak guess");
+    assert_eq!(top.category, Category::NcclNetworkConfig);
+    assert_eq!(top.signature, "words");
+    assert!(top.hint);
+    assert_eq!(top.level, Level::Low);
+    assert!((ANSWER_FLOOR..MEDIUM).contains(&top.confidence));
+    assert!(
+        top.explanation.starts_with("A weak guess"),
+        "{}",
+        top.explanation
+    );
+    assert!(!top.evidence.is_empty());
+    assert!(!top.fix.is_empty());
+
+    // Without an error word it is not a report: no guess.
+    let x = e.explain(
+        b"multi gpu training with python -m torch.distributed.launch --nproc_per_node=2 train.py\n",
+        None,
+        None,
+    );
+    assert!(x.top().is_none());
+
+    // A recognised message answers; the word model stays out.
+    let x = e.explain(
+        b"multi gpu training with torch.distributed.launch\nRuntimeError: CUDA error: out of memory\n",
+        None,
+        None,
+    );
+    assert_eq!(x.top().unwrap().category, Category::OutOfMemory);
+    assert!(x.diagnoses.iter().all(|d| d.signature != "words"));
+
+    // An explainer built without a model never guesses.
+    let bare = Explainer::new(Catalogue::builtin().unwrap()).unwrap();
+    let x = bare.explain(
+        b"When I start multi gpu training with\npython -m torch.distributed.launch --nproc_per_node=2 train.py\nthe program hangs and fails with a timeout error\n",
+        None,
+        None,
+    );
+    assert!(x.top().is_none());
 }

@@ -19,18 +19,26 @@ fn junk(len: usize, mut seed: u64) -> Vec<u8> {
     out
 }
 
-#[test]
-fn ten_megabyte_log() {
-    let e = Explainer::builtin().unwrap();
+/// About 10 MB of log lines, line `i` made by `line(i)`.
+fn ten_megabytes(line: impl Fn(usize) -> String) -> Vec<u8> {
     let mut log = Vec::new();
     let mut i = 0;
     while log.len() < 10 * 1024 * 1024 {
-        log.extend_from_slice(
-            format!("2024-01-01 12:00:{:02}.000000: I tensorflow/core/step.cc:{i}] step {i} loss=0.{i}\n", i % 60)
-                .as_bytes(),
-        );
+        log.extend_from_slice(line(i).as_bytes());
         i += 1;
     }
+    log
+}
+
+#[test]
+fn ten_megabyte_log() {
+    let e = Explainer::builtin().unwrap();
+    let mut log = ten_megabytes(|i| {
+        format!(
+            "2024-01-01 12:00:{:02}.000000: I tensorflow/core/step.cc:{i}] step {i} loss=0.{i}\n",
+            i % 60
+        )
+    });
     log.extend_from_slice(b"RuntimeError: CUDA error: out of memory\n");
     let start = Instant::now();
     let x = e.explain(&log, None, None);
@@ -43,18 +51,12 @@ fn ten_megabyte_log() {
 #[test]
 fn ten_megabyte_log_without_a_known_message() {
     let e = Explainer::builtin().unwrap();
-    let mut log = Vec::new();
-    let mut i = 0;
-    while log.len() < 10 * 1024 * 1024 {
-        log.extend_from_slice(
-            format!(
-                "2024-01-01 12:00:{:02}.000000: worker{i} step {i} loss=0.{i} token{i}\n",
-                i % 60
-            )
-            .as_bytes(),
-        );
-        i += 1;
-    }
+    let mut log = ten_megabytes(|i| {
+        format!(
+            "2024-01-01 12:00:{:02}.000000: worker{i} step {i} loss=0.{i} token{i}\n",
+            i % 60
+        )
+    });
     log.extend_from_slice(b"the job stopped\n");
     let start = Instant::now();
     let x = e.explain(&log, None, None);
@@ -138,17 +140,9 @@ fn provenance_markers_everywhere() {
 #[test]
 fn ten_megabyte_log_for_the_word_model() {
     let e = Explainer::builtin().unwrap();
-    let mut log = Vec::new();
-    let mut i = 0;
-    while log.len() < 10 * 1024 * 1024 {
-        log.extend_from_slice(
-            format!(
-                "rank{i} multi gpu training torch distributed launch worker timeout error {i}\n"
-            )
-            .as_bytes(),
-        );
-        i += 1;
-    }
+    let log = ten_megabytes(|i| {
+        format!("rank{i} multi gpu training torch distributed launch worker timeout error {i}\n")
+    });
     let start = Instant::now();
     let x = e.explain(&log, None, None);
     let took = start.elapsed();

@@ -28,6 +28,9 @@ pub const BUILTIN_SETTINGS: &str = include_str!("../data/words.toml");
 /// corpus's reports are short.
 const REGION: usize = 256 * 1024;
 
+/// The key of the line with the reports per category (words never start with `@`).
+const REPORTS: &str = "@reports";
+
 /// Why a word model or its settings were rejected.
 #[derive(Debug, Error)]
 pub enum WordModelError {
@@ -239,8 +242,8 @@ impl WordModel {
         }
     }
 
-    /// Reads a model (`data/words.tsv`): a `reports` line with `category=count` fields, then one
-    /// line per word: the word, then `category=count` fields.
+    /// Reads a model (`data/words.tsv`): a `@reports` line with `category=count` fields (no word
+    /// can start with `@`), then one line per word: the word, then `category=count` fields.
     pub fn parse(text: &str, settings: Settings) -> Result<WordModel, WordModelError> {
         let mut reports = None;
         let mut words = HashMap::new();
@@ -264,12 +267,17 @@ impl WordModel {
                 };
                 counts.push(pair);
             }
-            if word == "reports" && reports.is_none() {
+            if word == REPORTS {
                 let mut all = [0u32; ALL.len()];
                 for (c, n) in counts {
                     all[index(c)] = n;
                 }
-                reports = Some(all);
+                if reports.replace(all).is_some() {
+                    return Err(WordModelError::Model {
+                        line: line_no,
+                        message: format!("a second `{REPORTS}` line"),
+                    });
+                }
             } else if counts.is_empty() {
                 return Err(WordModelError::Model {
                     line: line_no,
@@ -283,7 +291,7 @@ impl WordModel {
         let Some(reports) = reports else {
             return Err(WordModelError::Model {
                 line: 0,
-                message: "no `reports` line".to_string(),
+                message: format!("no `{REPORTS}` line"),
             });
         };
         Ok(WordModel {
@@ -300,7 +308,7 @@ impl WordModel {
              # `GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model`.\n\
              # Do not edit: the corpus test checks that it is what the corpus gives.\n",
         );
-        out.push_str("reports");
+        out.push_str(REPORTS);
         for (c, n) in ALL.iter().zip(self.reports) {
             out.push_str(&format!("\t{c}={n}"));
         }
@@ -510,10 +518,22 @@ mod tests {
 
     #[test]
     fn bad_model_lines_are_errors() {
-        assert!(WordModel::parse("reports\tcudnn-missing=x\n", settings()).is_err());
-        assert!(WordModel::parse("word\n", settings()).is_err());
+        assert!(WordModel::parse("@reports\tcudnn-missing=x\n", settings()).is_err());
+        assert!(WordModel::parse("@reports\tcudnn-missing=1\nword\n", settings()).is_err());
         assert!(WordModel::parse("word\tcudnn-missing=1\n", settings()).is_err());
-        assert!(WordModel::parse("reports\tnot-a-category=1\n", settings()).is_err());
+        assert!(WordModel::parse("@reports\tnot-a-category=1\n", settings()).is_err());
+        assert!(WordModel::parse(
+            "@reports\tcudnn-missing=1\n@reports\tcudnn-missing=1\n",
+            settings()
+        )
+        .is_err());
+        // A word that happens to be `reports` is a word.
+        let m = WordModel::parse(
+            "@reports\tcudnn-missing=2\nreports\tcudnn-missing=2\n",
+            settings(),
+        )
+        .unwrap();
+        assert_eq!(m.len(), 1);
     }
 
     #[test]

@@ -367,7 +367,7 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 /// `backend`); PyTorch's `Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn`
 /// (printed only when the variable names a `cuda` or `cudnn` directory: torch/backends/cudnn)
 /// now says the variable first, at `medium` (its public reports split between unsetting the
-/// variable and installing the cuDNN it names): 25/32 after. It now lives in tests/corpus: 1203
+/// variable and installing the cuDNN it names): 26/32 after. It now lives in tests/corpus: 1203
 /// cases, 1097/1203 = 91.2% top-1 (word model leave-one-out: 27 answered, 16 rightly), 34
 /// confident wrong answers, none on `not-an-environment-problem`.
 #[test]

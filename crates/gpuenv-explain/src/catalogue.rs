@@ -11,6 +11,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::category::Category;
+use crate::extract::TextCheck;
 use crate::refine::FactCheck;
 
 /// The built-in catalogue files, by name.
@@ -78,6 +79,10 @@ struct CauseRow {
     #[serde(default)]
     unless: Vec<String>,
     #[serde(default)]
+    when_text: Vec<String>,
+    #[serde(default)]
+    unless_text: Vec<String>,
+    #[serde(default)]
     facts: Vec<String>,
     fix: String,
 }
@@ -128,6 +133,10 @@ pub struct Cause {
     pub when: Vec<String>,
     /// Words anywhere in the log that argue against it.
     pub unless: Vec<String>,
+    /// Conditions on the text that favour this cause, like a `when` word.
+    pub when_text: Vec<TextCheck>,
+    /// Conditions on the text that argue against it, like an `unless` word.
+    pub unless_text: Vec<TextCheck>,
     /// Facts of the machine that can confirm or rule it out.
     pub facts: Vec<FactCheck>,
     pub fix: String,
@@ -217,11 +226,21 @@ impl Catalogue {
                                 .ok_or_else(|| invalid(format!("unknown fact check `{f}`")))?,
                         );
                     }
+                    let text_checks = |ids: &[String]| -> Result<Vec<TextCheck>, CatalogueError> {
+                        ids.iter()
+                            .map(|t| {
+                                TextCheck::from_id(t)
+                                    .ok_or_else(|| invalid(format!("unknown text check `{t}`")))
+                            })
+                            .collect()
+                    };
                     causes.push(Cause {
                         category,
                         prior: c.prior,
                         when: c.when.clone(),
                         unless: c.unless.clone(),
+                        when_text: text_checks(&c.when_text)?,
+                        unless_text: text_checks(&c.unless_text)?,
                         facts,
                         fix: c.fix.trim().to_string(),
                     });

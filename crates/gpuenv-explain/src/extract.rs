@@ -1,6 +1,7 @@
 //! Values pulled out of the lines that matched a signature: library names, GPU architectures,
-//! version pairs ("compiled against X but found Y"), Xid numbers. A handful of regexes, run only
-//! on matched lines, never over the whole log.
+//! version pairs ("compiled against X but found Y"), Xid numbers, cuDNN majors asked for and
+//! named (for the text checks causes can name). A handful of regexes, run only on matched lines,
+//! never over the whole log.
 
 use std::sync::OnceLock;
 
@@ -33,6 +34,8 @@ struct Patterns {
     loaded_compiled: Regex,
     xid: Regex,
     stated_version: Regex,
+    cudnn_asked: Regex,
+    cudnn_named: Regex,
 }
 
 fn patterns() -> Option<&'static Patterns> {
@@ -54,6 +57,17 @@ fn patterns() -> Option<&'static Patterns> {
                 xid: Regex::new(r"\bXid\b(?:\s*\([^)]*\))?:?\s*([0-9]{1,3})\b").ok()?,
                 stated_version: Regex::new(
                     r#"(?i)(?:release|version|detected:?)(?:\s+is)?:?\s*"?v?([0-9]{1,3})\.([0-9]{1,3})\b"#,
+                )
+                .ok()?,
+                // The cuDNN a loader message asks for: `libcudnn.so.8`, `libcudnn_ops_infer.so.8`,
+                // `cudnn64_8.dll`, `cudnn_ops_infer64_8.dll`.
+                cudnn_asked: Regex::new(r"(?i)(?:libcudnn[a-z_]*\.so\.|cudnn[a-z_]*64_)([0-9]{1,2})\b").ok()?,
+                // A cuDNN named with its version: the loader names above, `cuDNN version: 8.0.2`,
+                // `cudnn 8.9`, `CUDA/cuDNN version: 10.1/8.0.2.39`, `nvidia-cudnn-cu12==9.1.0.70`
+                // (or pip list's `nvidia-cudnn-cu12  9.1.0.70`), Debian's `libcudnn8`, image tags'
+                // `cudnn8-runtime`, `cudnn9`.
+                cudnn_named: Regex::new(
+                    r"(?i)(?:libcudnn[a-z_]*\.so\.|cudnn[a-z_]*64_)([0-9]{1,2})\b|\bcudnn(?:\s+version)?\s*[:=]?\s*v?([0-9]{1,2})\.[0-9]+|cuda/cudnn\s+version\s*:?\s*[0-9.]+\s*/\s*([0-9]{1,2})\.|nvidia-cudnn-cu[0-9]{2}\s*(?:==|\s)\s*([0-9]{1,2})\.|\blib(?:cudnn)([0-9]{1,2})\b|\bcudnn([0-9]{1,2})(?:\b|[-_])",
                 )
                 .ok()?,
             })
@@ -120,6 +134,90 @@ pub fn stated_version(line: &str, from: usize) -> Option<(u32, u32)> {
     Some((major, minor))
 }
 
+/// A condition on the log's text that a cause of a signature can name (`when_text`,
+/// `unless_text` in the catalogue): things that take more than a word to see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextCheck {
+    /// The signature's line asks for a cuDNN major (`libcudnn.so.7: cannot open`) and another
+    /// line names a cuDNN of another major (`cuDNN version: 8.0.2`, `libcudnn.so.9`): a cuDNN is
+    /// installed, just not the one the program was built for.
+    AnotherCudnnMajor,
+}
+
+impl TextCheck {
+    /// The check named by its catalogue id.
+    pub fn from_id(id: &str) -> Option<TextCheck> {
+        match id {
+            "another-cudnn-major" => Some(TextCheck::AnotherCudnnMajor),
+            _ => None,
+        }
+    }
+
+    /// The strings whose lines the check reads; the matcher finds them in its one pass.
+    pub fn markers() -> impl Iterator<Item = &'static str> {
+        ["cudnn"].into_iter()
+    }
+}
+
+/// The cuDNN majors a loader message on `line` asks for (`libcudnn_ops_infer.so.8` → 8).
+pub fn cudnn_majors_asked(line: &str) -> Vec<u32> {
+    let Some(p) = patterns() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for c in p.cudnn_asked.captures_iter(cap(line)) {
+        if let Some(major) = c.get(1).and_then(|d| d.as_str().parse().ok()) {
+            push_unique(&mut out, major);
+        }
+    }
+    out
+}
+
+/// The cuDNN majors `line` names, with or without a failure (`cuDNN version: 8.0.2` → 8,
+/// `libcudnn.so.9` → 9).
+pub fn cudnn_majors_named(line: &str) -> Vec<u32> {
+    let Some(p) = patterns() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for c in p.cudnn_named.captures_iter(cap(line)) {
+        if let Some(major) = c
+            .iter()
+            .skip(1)
+            .flatten()
+            .next()
+            .and_then(|d| d.as_str().parse::<u32>().ok())
+        {
+            // cuDNN majors so far run 1-9; a larger number in these places is something else
+            // (`cudnn64_8.dll`'s 64, a CUDA version).
+            if (1..=9).contains(&major) {
+                push_unique(&mut out, major);
+            }
+        }
+    }
+    out
+}
+
+/// The first of `lines` (1-based number, text) that names a cuDNN major none of `asked` is: the
+/// evidence for [`TextCheck::AnotherCudnnMajor`]. None when nothing is asked for.
+pub fn another_cudnn_major<'a>(
+    asked: &[u32],
+    lines: impl Iterator<Item = (usize, &'a str)>,
+) -> Option<(usize, u32)> {
+    if asked.is_empty() {
+        return None;
+    }
+    for (number, line) in lines {
+        if let Some(major) = cudnn_majors_named(line)
+            .into_iter()
+            .find(|m| !asked.contains(m))
+        {
+            return Some((number, major));
+        }
+    }
+    None
+}
+
 /// The first `LINE_CAP` bytes, cut at a character boundary (also how much of a line
 /// `provenance` reads).
 pub(crate) fn cap(line: &str) -> &str {
@@ -157,6 +255,58 @@ fn push_unique<T: PartialEq>(v: &mut Vec<T>, item: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cudnn_majors_asked_and_named() {
+        assert_eq!(
+            cudnn_majors_asked("libcudnn.so.7: cannot open shared object file"),
+            vec![7]
+        );
+        assert_eq!(
+            cudnn_majors_asked("Could not locate cudnn_ops_infer64_8.dll"),
+            vec![8]
+        );
+        assert_eq!(
+            cudnn_majors_asked("Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9}"),
+            vec![9]
+        );
+        assert!(cudnn_majors_asked("CUDNN_STATUS_NOT_INITIALIZED").is_empty());
+        for (line, major) in [
+            ("- CUDA/cuDNN version: 10.1/8.0.2.39", 8),
+            ("cuDNN version: 7.6.5", 7),
+            ("cudnn 8.9", 8),
+            ("nvidia-cudnn-cu12==9.1.0.70", 9),
+            ("nvidia-cudnn-cu12        9.1.0.70", 9),
+            ("ii  libcudnn8  8.9.7.29-1+cuda12.2  amd64", 8),
+            ("FROM nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", 8),
+            (
+                "libcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+                9,
+            ),
+        ] {
+            assert_eq!(cudnn_majors_named(line), vec![major], "{line}");
+        }
+        // Not cuDNN majors: the 64 of a DLL name, a CUDA version, no version at all.
+        assert_eq!(cudnn_majors_named("cudnn64_8.dll"), vec![8]);
+        assert!(cudnn_majors_named("CUDNN_STATUS_NOT_INITIALIZED").is_empty());
+        assert!(cudnn_majors_named("pip install nvidia-cudnn-cu12").is_empty());
+    }
+
+    #[test]
+    fn another_major_needs_an_asked_one_and_a_different_named_one() {
+        let lines = [
+            (1, "cuDNN version: 8.0.2"),
+            (2, "libcudnn.so.7: cannot open"),
+        ];
+        assert_eq!(another_cudnn_major(&[7], lines.into_iter()), Some((1, 8)));
+        assert_eq!(another_cudnn_major(&[8], lines.into_iter()), Some((2, 7)));
+        assert_eq!(another_cudnn_major(&[], lines.into_iter()), None);
+        let same = [
+            (1, "cuDNN version: 7.6.5"),
+            (2, "libcudnn.so.7: cannot open"),
+        ];
+        assert_eq!(another_cudnn_major(&[7], same.into_iter()), None);
+    }
 
     #[test]
     fn values_are_extracted() {

@@ -33,7 +33,7 @@ use gpuenv_kb::Kb;
 
 pub use catalogue::{Catalogue, CatalogueError, Hint, Signature};
 pub use category::Category;
-pub use extract::Extracted;
+pub use extract::{Extracted, TextCheck};
 pub use refine::{Effect, FactCheck, FactEvidence};
 pub use words::{Resemblance, WordModel, WordModelError};
 
@@ -317,6 +317,21 @@ impl Explainer {
                     }
                 }
                 let mut argued = cause.unless.iter().any(|w| hits.any(self.matcher.id(w)));
+                // Conditions that take more than a word: each counts like one.
+                for check in &cause.when_text {
+                    if let Some(line) = self.text_check(*check, lines, hits, text) {
+                        favoured = true;
+                        score += (1.0 - score) * 0.4;
+                        log.push(line);
+                    }
+                }
+                if cause
+                    .unless_text
+                    .iter()
+                    .any(|check| self.text_check(*check, lines, hits, text).is_some())
+                {
+                    argued = true;
+                }
                 // Category hints speak where the cause's own words did not.
                 for hint in &self.catalogue.hints {
                     let Some(first) = self.hint_line(hint, hits, text) else {
@@ -468,6 +483,35 @@ impl Explainer {
             recognised,
             values,
             facts_not_used: Vec::new(),
+        }
+    }
+
+    /// Where `check` holds for a signature found on `sig_lines`: the line (with the match
+    /// offset) that shows it; None when it does not hold.
+    fn text_check(
+        &self,
+        check: TextCheck,
+        sig_lines: &[(usize, usize)],
+        hits: &Hits,
+        text: &Text,
+    ) -> Option<(usize, usize)> {
+        match check {
+            TextCheck::AnotherCudnnMajor => {
+                let mut asked: Vec<u32> = Vec::new();
+                for (line, _) in sig_lines {
+                    for major in extract::cudnn_majors_asked(text.line(*line)) {
+                        if !asked.contains(&major) {
+                            asked.push(major);
+                        }
+                    }
+                }
+                let cudnn = hits.lines(self.matcher.id("cudnn"), text);
+                let (number, _) = extract::another_cudnn_major(
+                    &asked,
+                    cudnn.iter().map(|(line, _)| (*line, text.line(*line))),
+                )?;
+                cudnn.iter().find(|(line, _)| *line == number).copied()
+            }
         }
     }
 

@@ -62,7 +62,8 @@ impl Matcher {
         for hint in &catalogue.hints {
             hint.words.iter().for_each(|p| add(p));
         }
-        crate::provenance::markers().for_each(add);
+        crate::provenance::markers().for_each(&mut add);
+        crate::extract::TextCheck::markers().for_each(add);
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)

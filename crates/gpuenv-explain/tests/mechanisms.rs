@@ -1,7 +1,7 @@
 //! The ranking mechanisms beyond plain signatures: category hints (re-ranking a matched
 //! signature's causes, and the weak fallback answer when nothing else answers), the word model's
-//! guess when neither answers, and signatures that count only when two different versions are
-//! stated.
+//! guess when neither answers, signatures that count only when two different versions are
+//! stated, and conditions on the text beyond single words (another cuDNN major named).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
@@ -117,6 +117,55 @@ fn two_stated_toolkit_versions_are_two_installs() {
         "{:?}",
         y.recognised
     );
+}
+
+#[test]
+fn another_cudnn_major_in_the_log_is_a_version_mismatch() {
+    // TensorFlow 2.3 wants cuDNN 7; the reporter's template says cuDNN 8 is installed.
+    let other = b"- CUDA/cuDNN version: 10.1/8.0.2.39\nW tensorflow/stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file: No such file or directory\n";
+    let x = explainer().explain(other, None, None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::CudnnVersionMismatch);
+    assert!(
+        top.evidence
+            .iter()
+            .any(|e| format!("{e:?}").contains("8.0.2.39")),
+        "{:?}",
+        top.evidence
+    );
+
+    // The same message with the same major named elsewhere (or none) is cuDNN missing.
+    for log in [
+        &b"cuDNN version: 7.6.5\nCould not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file: No such file or directory\n"[..],
+        &b"Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file: No such file or directory\n"[..],
+    ] {
+        let y = explainer().explain(log, None, None);
+        assert_eq!(y.top().unwrap().category, Category::CudnnMissing);
+    }
+}
+
+#[test]
+fn text_checks_are_validated() {
+    let signature = |check: &str| {
+        format!(
+            r#"
+[[signature]]
+id = "s"
+patterns = ["libcudnn.so"]
+frameworks = ["pytorch"]
+weight = 0.9
+explanation = "e"
+sources = ["https://example.org/report"]
+[[signature.cause]]
+category = "cudnn-missing"
+prior = 0.8
+unless_text = ["{check}"]
+fix = "f"
+"#
+        )
+    };
+    assert!(Catalogue::from_files(&[("ok.toml", &signature("another-cudnn-major"))]).is_ok());
+    assert!(Catalogue::from_files(&[("bad.toml", &signature("no-such-check"))]).is_err());
 }
 
 #[test]

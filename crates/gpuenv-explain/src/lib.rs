@@ -379,14 +379,7 @@ impl Explainer {
                 list.iter().flat_map(|c| c.log.iter().copied()).collect();
             log.sort_unstable();
             log.dedup_by_key(|(line, _)| *line);
-            let mut evidence: Vec<Evidence> = log
-                .iter()
-                .take(MAX_LOG_EVIDENCE)
-                .map(|(line, offset)| Evidence::Log {
-                    line: *line,
-                    text: snippet(text, *line, *offset),
-                })
-                .collect();
+            let mut evidence = log_evidence(text, &log);
 
             if let Some(facts) = facts {
                 let mut checks: Vec<FactCheck> = list
@@ -569,14 +562,7 @@ impl Explainer {
                 .filter(|w| hits.any(self.matcher.id(w)))
                 .map(|w| format!("`{w}`"))
                 .collect();
-            let mut evidence: Vec<Evidence> = lines
-                .iter()
-                .take(MAX_LOG_EVIDENCE)
-                .map(|(line, offset)| Evidence::Log {
-                    line: *line,
-                    text: snippet(text, *line, *offset),
-                })
-                .collect();
+            let mut evidence = log_evidence(text, &lines);
             if let Some(facts) = facts {
                 let mut confirms = false;
                 let mut rules_out = false;
@@ -685,6 +671,18 @@ fn is_exception_line(line: &str) -> bool {
         && head
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+}
+
+/// The first `MAX_LOG_EVIDENCE` of `lines` (line number, match offset) as evidence from the log.
+fn log_evidence(text: &Text, lines: &[(usize, usize)]) -> Vec<Evidence> {
+    lines
+        .iter()
+        .take(MAX_LOG_EVIDENCE)
+        .map(|(line, offset)| Evidence::Log {
+            line: *line,
+            text: snippet(text, *line, *offset),
+        })
+        .collect()
 }
 
 /// Line `line`, cut to `SNIPPET` characters around `offset` when it is long.

@@ -223,7 +223,7 @@ impl Explainer {
     /// Like [`Explainer::conclude`] with the facts of a probed machine, but first reads the log
     /// for signs that it comes from another machine ([`provenance`]); when there are any, the log
     /// is explained from the text alone and `facts_not_used` says why. `path_exists` answers
-    /// whether an absolute path exists on the probed machine.
+    /// whether a path (absolute, or `~/...`) exists on the probed machine.
     pub fn conclude_checked(
         &self,
         scanned: &ScannedLog,
@@ -238,12 +238,69 @@ impl Explainer {
             facts,
             path_exists,
         );
-        if reasons.is_empty() {
-            return self.conclude(scanned, Some(facts), kb);
+        let mut from_text = self.conclude(scanned, None, kb);
+        if !reasons.is_empty() {
+            from_text.facts_not_used = reasons;
+            return from_text;
         }
-        let mut explanation = self.conclude(scanned, None, kb);
-        explanation.facts_not_used = reasons;
-        explanation
+        let refined = self.conclude(scanned, Some(facts), kb);
+        if let Some(reason) = self.machine_contradicts_log(&from_text, &refined, facts, kb) {
+            from_text.facts_not_used = vec![reason];
+            return from_text;
+        }
+        refined
+    }
+
+    /// When the text alone points to a state of the machine that this machine's facts rule out,
+    /// and the facts confirm no other cause, the log shows a machine other than this one as it is
+    /// now (another machine, or this one before a fix): refining it would only move the answer
+    /// to a lesser cause. Says why, or `None` when the refined answer stands.
+    fn machine_contradicts_log(
+        &self,
+        from_text: &Explanation,
+        refined: &Explanation,
+        facts: &Facts,
+        kb: Option<&Kb>,
+    ) -> Option<String> {
+        let top = from_text.top().filter(|d| !d.hint)?;
+        if !MACHINE_STATES.contains(&top.category) {
+            return None;
+        }
+        let sig = self
+            .catalogue
+            .signatures
+            .iter()
+            .find(|s| s.id == top.signature)?;
+        let mut checks: Vec<FactCheck> = sig
+            .causes
+            .iter()
+            .filter(|c| c.category == top.category)
+            .flat_map(|c| c.facts.iter().copied())
+            .collect();
+        checks.dedup();
+        let said: Vec<FactEvidence> = checks
+            .into_iter()
+            .flat_map(|check| refine::evaluate(check, facts, kb, &from_text.values))
+            .collect();
+        if said.iter().any(|f| f.effect == Effect::Confirms) {
+            return None;
+        }
+        let ruled_out = said.iter().find(|f| f.effect == Effect::RulesOut)?;
+        let confirmed_elsewhere = refined.diagnoses.iter().any(|d| {
+            d.evidence
+                .iter()
+                .any(|e| matches!(e, Evidence::Fact(f) if f.effect == Effect::Confirms))
+        });
+        if confirmed_elsewhere {
+            return None;
+        }
+        Some(format!(
+            "the log shows {} ({}), and this machine rules it out ({}) without confirming any \
+             other cause: the log comes from another machine, or from this one before it changed",
+            top.category.id(),
+            top.signature,
+            ruled_out.text
+        ))
     }
 
     /// The second half of [`Explainer::explain`]: scores the causes of the signatures found in
@@ -601,7 +658,9 @@ impl Explainer {
     }
 
     /// The lines (with the match offset) where a signature occurs: a pattern, and one of its
-    /// `requires_on_line` words on the same line when it has any; for a `versions_differ`
+    /// `requires_on_line` words on the same line when it has any (or alone on the next line, as
+    /// a Python prompt prints a call's result: `>>> tf.test.is_built_with_cuda()` / `False`);
+    /// for a `versions_differ`
     /// signature, the lines that state a version, and only when two of them differ.
     fn signature_lines(&self, sig: &Signature, hits: &Hits, text: &Text) -> Vec<(usize, usize)> {
         let mut lines: Vec<(usize, usize)> = sig
@@ -619,7 +678,15 @@ impl Explainer {
                 .flat_map(|p| hits.lines(self.matcher.id(p), text))
                 .map(|(line, _)| line)
                 .collect();
-            lines.retain(|(line, _)| required.contains(line));
+            let result_below = |line: usize| {
+                let next = text.line(line + 1).trim();
+                required.contains(&(line + 1))
+                    && sig
+                        .requires_on_line
+                        .iter()
+                        .any(|w| next.eq_ignore_ascii_case(w))
+            };
+            lines.retain(|(line, _)| required.contains(line) || result_below(*line));
         }
         lines.sort_unstable();
         lines.dedup_by_key(|(line, _)| *line);
@@ -648,6 +715,14 @@ impl Explainer {
         lines
     }
 }
+
+/// Categories that are a state of the machine the facts observe directly: whether a driver is
+/// loaded, whether its kernel and userspace versions agree, whether the device nodes are there.
+const MACHINE_STATES: [Category; 3] = [
+    Category::DriverMissing,
+    Category::DriverKernelUserspaceMismatch,
+    Category::PermissionsDeviceNodes,
+];
 
 /// The last line that looks like a Python exception (`RuntimeError: ...`, `torch.cuda.OutOfMemoryError:
 /// ...`) — the error the program died with; in a chained traceback, the last of the chain.

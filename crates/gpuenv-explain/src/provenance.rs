@@ -9,6 +9,8 @@
 //! - a WSL kernel or WSL library path when this machine is not WSL;
 //! - an NVIDIA driver version that is not this machine's (or any, when it has no driver);
 //! - a GPU at work (device properties, `nvidia-smi`'s table) when this machine has no GPU;
+//! - messages only the NVIDIA userspace driver prints (`nvidia-smi`'s and NVML's own errors, CUDA
+//!   finding no device) when this machine has no NVIDIA userspace library at all;
 //! - home directories and Python `site-packages` directories that do not exist here (the caller
 //!   answers that question; this module never touches the file system).
 //!
@@ -55,12 +57,26 @@ const GPU_AT_WORK: &[&str] = &[
     "pciBusID",
 ];
 
+/// Messages printed only where the NVIDIA userspace driver is installed: `nvidia-smi` and NVML
+/// report their own failures only once `libnvidia-ml` is loaded, and the CUDA runtime says it
+/// found no device (rather than no driver) only once `libcuda` is. Without either library
+/// `nvidia-smi` is not there, NVML fails to load, and PyTorch says "Found no NVIDIA driver".
+const USERSPACE_AT_WORK: &[&str] = &[
+    "NVIDIA-SMI has failed because it couldn't communicate",
+    "Failed to initialize NVML: Driver/library version mismatch",
+    "Failed to initialize NVML: Unknown Error",
+    "no CUDA-capable device is detected",
+    "No CUDA GPUs are available",
+    "CUDA_ERROR_NO_DEVICE",
+];
+
 /// Every string the automaton finds for this module; their lines are then read with the regexes.
 pub fn markers() -> impl Iterator<Item = &'static str> {
     PLACE_MARKERS
         .iter()
         .chain(DRIVER_MARKERS)
         .chain(GPU_AT_WORK)
+        .chain(USERSPACE_AT_WORK)
         .copied()
 }
 
@@ -85,14 +101,14 @@ fn patterns() -> Option<&'static Patterns> {
                 home: Regex::new(r"(?:^|[^A-Za-z0-9_./-])(/home/[A-Za-z0-9._-]+|/Users/[A-Za-z0-9._-]+)/")
                     .ok()?,
                 site_packages: Regex::new(
-                    r"(?:^|[^A-Za-z0-9_./~-])(/[A-Za-z0-9._+/-]+/(?:site|dist)-packages)/",
+                    r"(?:^|[^A-Za-z0-9_./~-])((?:~|/)[A-Za-z0-9._+/-]*/(?:site|dist)-packages)/",
                 )
                 .ok()?,
                 driver_version: Regex::new(
                     r"(?i)(?:driver version|has the version|DSO version|reported version is)\s*:?\s*([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
                 )
                 .ok()?,
-                wsl_word: Regex::new(r"\bWSL[12]?\b").ok()?,
+                wsl_word: Regex::new(r"(?i)\bWSL[12]?\b").ok()?,
                 wsl1_kernel: Regex::new(r"[0-9]-Microsoft\b").ok()?,
             })
         })
@@ -100,7 +116,8 @@ fn patterns() -> Option<&'static Patterns> {
 }
 
 /// The reasons the log cannot come from the machine of `facts`; empty when nothing says so.
-/// `path_exists` answers whether an absolute path exists on that machine.
+/// `path_exists` answers whether a path exists on that machine: an absolute one, or one under the
+/// user's home directory written `~/...`.
 pub fn foreign_reasons(
     text: &Text,
     hits: &Hits,
@@ -212,6 +229,17 @@ pub fn foreign_reasons(
         }
     }
 
+    // The NVIDIA userspace driver at work, where this machine has none.
+    if facts.driver.userspace.is_empty() && facts.driver.nvml.is_none() {
+        let lines: Vec<usize> = USERSPACE_AT_WORK.iter().flat_map(|m| lines_of(m)).collect();
+        if let Some(n) = lines.iter().min() {
+            reasons.push(format!(
+                "line {n} comes from a machine with the NVIDIA userspace driver installed (only it \
+                 prints this), and this machine has none"
+            ));
+        }
+    }
+
     // Directories of the machine that wrote the log.
     let mut paths: Vec<(usize, String)> = Vec::new();
     for (marker, re) in [("/home/", &p.home), ("-packages/", &p.site_packages)] {
@@ -225,7 +253,9 @@ pub fn foreign_reasons(
         }
     }
     if let Some((n, path)) = paths.iter().find(|(_, path)| {
-        path.starts_with('/') && !path.starts_with("/Users/") && !path_exists(path)
+        (path.starts_with('/') || path.starts_with("~/"))
+            && !path.starts_with("/Users/")
+            && !path_exists(path)
     }) {
         reasons.push(format!(
             "line {n} names {path}, which does not exist on this machine"

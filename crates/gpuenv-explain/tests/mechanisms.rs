@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
-use gpuenv_facts::{Facts, Gpu, KernelModule, Source, Sourced};
+use gpuenv_facts::{DriverLibrary, Facts, Gpu, KernelModule, LinkState, Source, Sourced};
 
 fn explainer() -> Explainer {
     Explainer::builtin().unwrap()
@@ -347,10 +347,12 @@ fn a_log_from_another_machine_is_not_refined_with_these_facts() {
         assert_eq!(x.top().unwrap().category, expected, "{why}");
     }
 
-    // Nothing foreign: the facts are used (no kernel module here: the driver).
+    // Nothing foreign: the facts are used (userspace libraries but no kernel module here: the
+    // driver).
     let text = b"Traceback (most recent call last):\n  File \"/home/me/env/lib/python3.11/site-packages/torch/cuda/__init__.py\", line 1\nRuntimeError: No CUDA GPUs are available\n";
     let scanned = e.scan(text);
-    let x = e.conclude_checked(&scanned, &no_gpu_here, None, &everything_exists);
+    let no_module_here = with_userspace(machine(0, None, None), "550.144.03");
+    let x = e.conclude_checked(&scanned, &no_module_here, None, &everything_exists);
     assert!(x.refined);
     assert!(x.facts_not_used.is_empty(), "{:?}", x.facts_not_used);
     assert_eq!(x.top().unwrap().category, Category::DriverMissing);
@@ -368,6 +370,110 @@ fn a_log_from_another_machine_is_not_refined_with_these_facts() {
         "{:?}",
         x.facts_not_used
     );
+}
+
+/// `machine` with the userspace driver library `libcuda.so.1` of `version` reachable.
+fn with_userspace(mut facts: Facts, version: &str) -> Facts {
+    facts.driver.userspace.push(DriverLibrary {
+        soname: "libcuda.so.1".to_string(),
+        path: "/usr/lib/x86_64-linux-gnu/libcuda.so.1".to_string(),
+        real_path: Some(format!("/usr/lib/x86_64-linux-gnu/libcuda.so.{version}")),
+        version: Some(version.parse().unwrap()),
+        found_via: vec!["ld.so.cache".to_string()],
+        link_state: LinkState::Ok,
+        selected: true,
+        wsl: false,
+    });
+    facts
+}
+
+/// Messages only the NVIDIA userspace driver prints, pasted on a machine that has none of it:
+/// the log is foreign. The same log on a machine with the libraries is refined.
+#[test]
+fn userspace_driver_messages_on_a_machine_without_one_are_foreign() {
+    let e = explainer();
+    let bare = machine(0, None, None);
+    let everything_exists = |_: &str| true;
+    for text in [
+        "RuntimeError: No CUDA GPUs are available\n",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
+        "Failed to initialize NVML: Driver/library version mismatch\n",
+    ] {
+        let x = e.conclude_checked(&e.scan(text.as_bytes()), &bare, None, &everything_exists);
+        assert!(!x.refined, "{text}");
+        assert!(
+            x.facts_not_used[0].contains("userspace driver"),
+            "{:?}",
+            x.facts_not_used
+        );
+        let libs_here = with_userspace(machine(0, None, None), "550.144.03");
+        let x = e.conclude_checked(&e.scan(text.as_bytes()), &libs_here, None, &everything_exists);
+        assert!(x.refined, "{text}: {:?}", x.facts_not_used);
+    }
+}
+
+/// A `~/...` site-packages path is asked about like an absolute one, and lower-case `wsl2`
+/// counts as WSL.
+#[test]
+fn home_relative_paths_and_lower_case_wsl_are_read() {
+    let e = explainer();
+    let here = with_userspace(machine(0, None, None), "550.144.03");
+    let text = b"File ~/miniconda3/envs/dev/lib/python3.8/site-packages/cuda/cuda.pyx:8876, in cuda.cuda.cuInit()\nRuntimeError: No CUDA GPUs are available\n";
+    let asked = std::cell::RefCell::new(Vec::new());
+    let exists = |path: &str| {
+        asked.borrow_mut().push(path.to_string());
+        false
+    };
+    let x = e.conclude_checked(&e.scan(text), &here, None, &exists);
+    assert!(!x.refined);
+    assert_eq!(
+        asked.borrow().as_slice(),
+        ["~/miniconda3/envs/dev/lib/python3.8/site-packages"]
+    );
+    let everything_exists = |_: &str| true;
+    let x = e.conclude_checked(&e.scan(text), &here, None, &everything_exists);
+    assert!(x.refined, "{:?}", x.facts_not_used);
+
+    let text = b"I have the same issue with my cuda 12.1 run under wsl2\nRuntimeError: No CUDA GPUs are available\n";
+    let x = e.conclude_checked(&e.scan(text), &here, None, &everything_exists);
+    assert!(
+        x.facts_not_used[0].contains("WSL"),
+        "{:?}",
+        x.facts_not_used
+    );
+}
+
+/// A log that shows a driver state this machine does not have (nvidia-smi cannot reach the
+/// driver, on a machine whose driver is loaded) is explained from its text and says why, unless
+/// the facts confirm another cause, which then stands.
+#[test]
+fn a_machine_state_the_machine_rules_out_is_explained_from_the_text() {
+    let e = explainer();
+    let everything_exists = |_: &str| true;
+    let text = b"$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n";
+    let alone = e.explain(text, None, None);
+    assert_eq!(alone.top().unwrap().category, Category::DriverMissing);
+
+    let healthy = with_userspace(machine(1, Some("550.144.03"), None), "550.144.03");
+    let x = e.conclude_checked(&e.scan(text), &healthy, None, &everything_exists);
+    assert!(!x.refined, "{:#?}", x.diagnoses);
+    assert_eq!(x.top().unwrap().category, Category::DriverMissing);
+    assert!(
+        x.facts_not_used[0].contains("rules it out")
+            && x.facts_not_used[0].contains("kernel module 550.144.03 is loaded"),
+        "{:?}",
+        x.facts_not_used
+    );
+
+    // In a container, the facts confirm the container cause: refined, and it comes first.
+    let mut in_container = healthy.clone();
+    in_container.os.container = Some(Sourced::new(
+        "docker".to_string(),
+        Source::File("/.dockerenv".to_string()),
+    ));
+    let x = e.conclude_checked(&e.scan(text), &in_container, None, &everything_exists);
+    assert!(x.refined, "{:?}", x.facts_not_used);
+    assert_eq!(x.top().unwrap().category, Category::ContainerRuntime);
 }
 
 /// `scan` then `conclude` is `explain`.

@@ -44,7 +44,7 @@ fn facts_change_the_ranking() {
         eprintln!("skipped: no C compiler");
         return;
     }
-    let no_driver = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
+    let no_driver = Scenario::load(&scenarios_dir().join("kernel-upgrade-no-dkms-module.toml"));
     let no_driver_root = FakeRoot::build(&no_driver);
     let alone = run_gpuenv(
         no_driver_root.path(),
@@ -69,7 +69,8 @@ fn facts_change_the_ranking() {
     );
     assert_eq!(ranked[1].0, "driver-missing", "{}", alone.stdout);
 
-    // No NVIDIA driver on this machine: the facts put the driver first.
+    // No NVIDIA kernel module on this machine (its userspace driver is installed): the facts put
+    // the driver first.
     let refined = run_gpuenv(
         no_driver_root.path(),
         &no_driver.env,
@@ -118,6 +119,34 @@ fn facts_change_the_ranking() {
         from_report.stdout
     );
 
+    // A machine without any NVIDIA userspace driver cannot have printed "no CUDA-capable device"
+    // (CUDA says so only once libcuda is loaded; without it, that the driver is insufficient):
+    // the log is explained from its text, and says why.
+    let bare = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
+    let bare_root = FakeRoot::build(&bare);
+    let run = run_gpuenv(
+        bare_root.path(),
+        &bare.env,
+        &["explain", "--format", "json", "--text", NO_DEVICE],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        answer(&run.stdout),
+        "env-var-misconfiguration",
+        "{}",
+        run.stdout
+    );
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["refined"], false);
+    assert!(
+        v["facts_not_used"][0]
+            .as_str()
+            .unwrap()
+            .contains("NVIDIA userspace driver installed"),
+        "{}",
+        run.stdout
+    );
+
     // A working driver and CUDA_VISIBLE_DEVICES set: the driver is ruled out and the variable
     // confirmed, whether it is empty or names a GPU that is not there.
     for (scenario, says) in [
@@ -164,7 +193,7 @@ fn a_log_from_another_machine_is_explained_from_its_text() {
         eprintln!("skipped: no C compiler");
         return;
     }
-    let no_driver = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
+    let no_driver = Scenario::load(&scenarios_dir().join("kernel-upgrade-no-dkms-module.toml"));
     let root = FakeRoot::build(&no_driver);
     let log = format!(
         "Traceback (most recent call last):\n  File \"/home/someone-else/venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 302, in _lazy_init\n{NO_DEVICE}\n"
@@ -317,4 +346,32 @@ fn command_output_passes_through_and_status_is_kept() {
     assert_eq!(ok.status, 0);
     assert_eq!(ok.stdout, "fine\n");
     assert!(!ok.stderr.contains("gpuenv explain"));
+}
+
+/// On a machine whose driver is loaded and healthy, a log saying nvidia-smi cannot reach the
+/// driver shows another machine (or this one before a fix): it is explained from its text, with
+/// the fact that rules the driver out given as the reason.
+#[test]
+fn a_driver_state_this_machine_does_not_have_is_explained_from_the_text() {
+    if !have_cc() {
+        eprintln!("skipped: no C compiler");
+        return;
+    }
+    let healthy = Scenario::load(&scenarios_dir().join("healthy-rtx3090-cuda124.toml"));
+    let root = FakeRoot::build(&healthy);
+    let log = "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n";
+    let run = run_gpuenv(
+        root.path(),
+        &healthy.env,
+        &["explain", "--format", "json", "--text", log],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(answer(&run.stdout), "driver-missing", "{}", run.stdout);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["refined"], false, "{}", run.stdout);
+    let reason = v["facts_not_used"][0].as_str().unwrap();
+    assert!(
+        reason.contains("rules it out") && reason.contains("550.54.14"),
+        "{reason}"
+    );
 }

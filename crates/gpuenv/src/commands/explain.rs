@@ -93,7 +93,13 @@ fn explain(
         Err(panic) => std::panic::resume_unwind(panic),
     };
     // A log from another machine is explained from its text, not with this machine's facts.
-    let path_exists = |path: &str| root.exists(path);
+    // `~/...` is the home directory of the user running gpuenv.
+    let home = std::env::var("HOME").ok();
+    let path_exists = |path: &str| match (path.strip_prefix("~/"), &home) {
+        (Some(rest), Some(home)) => root.exists(&format!("{}/{rest}", home.trim_end_matches('/'))),
+        (Some(_), None) => true,
+        (None, _) => root.exists(path),
+    };
     Ok(explainer.conclude_checked(&scanned, &facts, Some(&kb), &path_exists))
 }
 

@@ -19,16 +19,10 @@ import re
 import tomllib
 from pathlib import Path
 
+from tomlq import q, qlist
+
 REF = Path("../shared/reference/framework-facts.toml")
 OUT = Path("crates/gpuenv-kb/data/frameworks")
-
-
-def q(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def qlist(items):
-    return "[" + ", ".join(q(x) for x in items) + "]"
 
 
 def header(d, what):

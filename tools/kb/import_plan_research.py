@@ -19,16 +19,10 @@ Run from the repository root: python3 tools/kb/import_plan_research.py
 import tomllib
 from pathlib import Path
 
+from tomlq import q, qlist
+
 RESEARCH = Path("tools/kb/research")
 OUT = Path("crates/gpuenv-kb/data/frameworks")
-
-
-def q(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def qlist(items):
-    return "[" + ", ".join(q(x) for x in items) + "]"
 
 
 def vkey(v):

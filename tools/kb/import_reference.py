@@ -3,7 +3,8 @@
 
 Input:  ../shared/reference/nvidia-facts.toml (free-text research rows, each with its sources and a
         confirmed flag; see nvidia-facts.md for the prose).
-Output: crates/gpuenv-kb/data/{sources,cuda_toolkits,cuda_majors,driver_branches}.toml
+Output: crates/gpuenv-kb/data/{sources,cuda_toolkits,cuda_majors,driver_branches}.toml (the sources
+        gpuenv added by hand at the end of sources.toml are kept)
 
 The compute-capability, cuDNN and driver-drop tables are kept by hand (their reference rows are prose
 that needs judgement); this script only converts the tables whose rows are mechanical. Run from the
@@ -14,12 +15,12 @@ import sys
 import tomllib
 from pathlib import Path
 
+from tomlq import q
+
 REF = Path("../shared/reference/nvidia-facts.toml")
 OUT = Path("crates/gpuenv-kb/data")
-
-
-def q(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+# The line in sources.toml after which the sources gpuenv added by hand are kept.
+HAND_KEPT = "# Sources added by gpuenv (not in nvidia-facts.toml)."
 
 
 def sources(s):
@@ -33,7 +34,12 @@ def main():
     out = [head, "# Source ids used by every gpuenv knowledge-base table.\n"]
     for s in d["source"]:
         out.append(f"\n[[source]]\nid = {q(s['id'])}\ndescription = {q(s['description'])}\n")
-    (OUT / "sources.toml").write_text("".join(out))
+    # The sources gpuenv added by hand follow HAND_KEPT in the file: keep them.
+    path = OUT / "sources.toml"
+    previous = path.read_text() if path.exists() else ""
+    if HAND_KEPT in previous:
+        out.append("\n" + previous[previous.index(HAND_KEPT):])
+    path.write_text("".join(out))
 
     out = [head, "# CUDA toolkit release -> minimum Linux x86_64 driver (the release notes' 'Toolkit Driver Version').\n",
            "# Rows without min_driver are not confirmed: only the driver branch is known.\n"]

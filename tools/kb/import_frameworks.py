@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Regenerate the mechanical framework tables of gpuenv-kb from the researched reference.
 
-Input:  ../shared/reference/framework-facts.toml (research rows with free-text sources and a
-        confirmed flag; framework-facts.md has the prose).
+Input:  tools/kb/reference/framework-facts.toml, the committed copy of ../shared/reference/ (research
+        rows with free-text sources and a confirmed flag; framework-facts.md there has the prose).
 Output: crates/gpuenv-kb/data/frameworks/torch_wheels.toml      ([[torch_wheel]])
         crates/gpuenv-kb/data/frameworks/torch_companions.toml  ([[torchvision]], [[torchaudio]])
         crates/gpuenv-kb/data/frameworks/tensorflow.toml        ([[tensorflow]] base columns)
@@ -17,12 +17,12 @@ Run from the repository root: python3 tools/kb/import_frameworks.py
 """
 import re
 import tomllib
-from pathlib import Path
 
+from kbpaths import DATA, REFERENCE
 from tomlq import q, qlist
 
-REF = Path("../shared/reference/framework-facts.toml")
-OUT = Path("crates/gpuenv-kb/data/frameworks")
+REF = REFERENCE / "framework-facts.toml"
+OUT = DATA / "frameworks"
 
 
 def header(d, what):

@@ -19,10 +19,11 @@ Run from the repository root: python3 tools/kb/import_plan_research.py
 import tomllib
 from pathlib import Path
 
+from kbpaths import DATA
 from tomlq import q, qlist
 
 RESEARCH = Path("tools/kb/research")
-OUT = Path("crates/gpuenv-kb/data/frameworks")
+OUT = DATA / "frameworks"
 
 
 def vkey(v):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Regenerate gpuenv-kb's structured TOML tables from the researched reference tables.
 
-Input:  ../shared/reference/nvidia-facts.toml (free-text research rows, each with its sources and a
-        confirmed flag; see nvidia-facts.md for the prose).
+Input:  tools/kb/reference/nvidia-facts.toml, the committed copy of ../shared/reference/ (free-text
+        research rows, each with its sources and a confirmed flag; nvidia-facts.md there has the prose).
 Output: crates/gpuenv-kb/data/{sources,cuda_toolkits,cuda_majors,driver_branches}.toml (the sources
         gpuenv added by hand at the end of sources.toml are kept)
 
@@ -13,12 +13,12 @@ repository root: python3 tools/kb/import_reference.py
 import re
 import sys
 import tomllib
-from pathlib import Path
 
+from kbpaths import DATA, REFERENCE
 from tomlq import q
 
-REF = Path("../shared/reference/nvidia-facts.toml")
-OUT = Path("crates/gpuenv-kb/data")
+REF = REFERENCE / "nvidia-facts.toml"
+OUT = DATA
 # The line in sources.toml after which the sources gpuenv added by hand are kept.
 HAND_KEPT = "# Sources added by gpuenv (not in nvidia-facts.toml)."
 

@@ -3,7 +3,7 @@
 //!
 //! The tables are TOML/TSV data files under `data/`, embedded at build time and parsed once. Every
 //! row names its sources and says whether it is confirmed. A user can replace any table without
-//! rebuilding (`Kb::with_override`). This crate never touches the file system: an override arrives
+//! rebuilding (`Kb::with_override`), the framework tables included. This crate never touches the file system: an override arrives
 //! as text.
 
 pub mod dlopen;
@@ -68,7 +68,7 @@ pub fn builtin_summary() -> (String, usize) {
 /// Why a knowledge-base document could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
-    #[error("knowledge-base file {name}: {source}")]
+    #[error("cannot parse {name}")]
     Parse {
         name: String,
         #[source]
@@ -82,6 +82,30 @@ pub enum KbError {
     },
     #[error("knowledge base: {0}")]
     Invalid(String),
+}
+
+/// The framework tables a document holds (their names), after checking that every top-level
+/// name is a table one of the two document types knows: `KbDocument` and `FrameworksDocument`
+/// each read their own tables from a document and leave the other's alone, so a misspelt table
+/// name is caught here.
+fn framework_tables_in(name: &str, text: &str) -> Result<Vec<String>, KbError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| KbError::Parse {
+        name: name.to_string(),
+        source: Box::new(e),
+    })?;
+    let mut framework_tables = Vec::new();
+    for key in table.keys() {
+        if frameworks::TABLES.contains(&key.as_str()) {
+            framework_tables.push(key.clone());
+        } else if !tables::DOCUMENT_KEYS.contains(&key.as_str()) {
+            return Err(KbError::Invalid(format!(
+                "unknown table `{key}` in {name} (NVIDIA tables: {}; framework tables: {})",
+                tables::DOCUMENT_KEYS.join(", "),
+                frameworks::TABLES.join(", ")
+            )));
+        }
+    }
+    Ok(framework_tables)
 }
 
 /// The knowledge base: every table, parsed and sorted, with typed queries.
@@ -172,9 +196,20 @@ impl Kb {
             let doc = parse(name, text)?;
             kb.merge(name, doc, false);
         }
+        // A user's file may hold NVIDIA tables and framework tables side by side.
+        let mut user_frameworks = None;
         if let Some((name, text)) = user {
-            let doc = parse(name, text)?;
-            kb.merge(name, doc, true);
+            let replaced = framework_tables_in(name, text)?;
+            kb.merge(name, parse(name, text)?, true);
+            let doc: frameworks::FrameworksDocument =
+                toml::from_str(text).map_err(|e| KbError::Parse {
+                    name: name.to_string(),
+                    source: Box::new(e),
+                })?;
+            for table in &replaced {
+                kb.origins.push((table.clone(), name.to_string()));
+            }
+            user_frameworks = Some((doc, replaced));
         }
         if let Some(text) = gpus_tsv {
             // Parse eagerly so a bad file is reported at start-up, not mid-run.
@@ -189,7 +224,7 @@ impl Kb {
         kb.cudnn_releases.sort_by(|a, b| a.first.cmp(&b.first));
         kb.ptx_isas.sort_by_key(|r| r.ptx_isa);
         kb.validate()?;
-        kb.frameworks = frameworks::Frameworks::load(&kb.sources)?;
+        kb.frameworks = frameworks::Frameworks::load(&kb.sources, user_frameworks)?;
         Ok(kb)
     }
 

@@ -7,8 +7,10 @@ use crate::version::{ComputeCapability, CudaVersion, Version};
 
 /// One document of knowledge-base data. The built-in tables are several such documents; a user's
 /// `--kb FILE` is one more, and every table it contains replaces the built-in table of that name.
+/// A user's file may also hold framework tables, which this type leaves alone: unknown table
+/// names are caught before it is read (`framework_tables_in` in lib.rs; a test checks the
+/// built-in documents), the rows themselves deny unknown fields.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct KbDocument {
     pub name: Option<String>,
     pub as_of: Option<String>,
@@ -31,6 +33,21 @@ pub struct KbDocument {
     #[serde(default)]
     pub ptx_isa: Option<Vec<PtxIsaRow>>,
 }
+
+/// The keys a `KbDocument` knows (a user's file is split on them: `Kb::with_override`).
+pub const DOCUMENT_KEYS: &[&str] = &[
+    "name",
+    "as_of",
+    "source",
+    "toolkit",
+    "cuda_major",
+    "branch",
+    "cc",
+    "release",
+    "layout",
+    "dlopen",
+    "ptx_isa",
+];
 
 /// Where a fact in the knowledge base comes from.
 #[derive(Debug, Clone, Deserialize)]

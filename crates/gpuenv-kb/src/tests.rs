@@ -259,3 +259,22 @@ fn builtin_summary_agrees_with_the_loaded_knowledge_base() {
     let kb = kb();
     assert_eq!(builtin_summary(), (kb.as_of.clone(), kb.source_count()));
 }
+
+#[test]
+fn builtin_documents_hold_only_known_tables() {
+    for (name, text) in crate::BUILTIN_DOCUMENTS {
+        let table: toml::Table = toml::from_str(text).unwrap();
+        for key in table.keys() {
+            assert!(
+                crate::tables::DOCUMENT_KEYS.contains(&key.as_str()),
+                "{name}: `{key}`"
+            );
+        }
+    }
+    // Each listed key is a field: a value of the wrong type is rejected (an unknown top-level
+    // key would be ignored).
+    for key in crate::tables::DOCUMENT_KEYS {
+        let doc: Result<KbDocument, _> = toml::from_str(&format!("{key} = 5"));
+        assert!(doc.is_err(), "{key} is not a KbDocument field");
+    }
+}

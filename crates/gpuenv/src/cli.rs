@@ -110,10 +110,14 @@ pub enum Command {
     /// Show the knowledge base: its date, sources and table sizes.
     ///
     /// A newer knowledge base can be loaded without rebuilding with `--kb FILE` (or GPUENV_KB):
-    /// one TOML file holding any of the built-in tables — `[[toolkit]]`, `[[cuda_major]]`,
-    /// `[[branch]]`, `[[cc]]`, `[[release]]`, `[[layout]]`, `[[dlopen]]` — each of which replaces the built-in
-    /// table of that name, plus `[[source]]` rows that every row's `sources` must cite, and an
-    /// optional `as_of`. The built-in files (crates/gpuenv-kb/data/*.toml) show every field.
+    /// one TOML file holding any of the built-in tables — NVIDIA's `[[toolkit]]`, `[[cuda_major]]`,
+    /// `[[branch]]`, `[[cc]]`, `[[release]]`, `[[layout]]`, `[[dlopen]]`, `[[ptx_isa]]` and the
+    /// frameworks' `[[torch_release]]`, `[[torch_cudnn]]`, `[[torch_arch]]`, `[[torch_wheel]]`,
+    /// `[[torchvision]]`, `[[torchaudio]]`, `[[tensorflow]]`, `[[tensorflow_arch]]`,
+    /// `[[jax_release]]`, `[[jax_plugin]]`, `[[deeplabcut]]`, `[[conflict]]`, `[[torch_docker]]`,
+    /// `[[conda_forge_torch]]` — each of which replaces the built-in table of that name, whole, plus
+    /// `[[source]]` rows that every row's `sources` must cite, and an optional `as_of`. The built-in
+    /// files (crates/gpuenv-kb/data/*.toml and data/frameworks/*.toml) show every field.
     Kb,
     /// List every check and `explain` category with its id, layer and one line; with an ID, print
     /// its full explanation, what triggers it and the fix (the text of docs/rules/ID.md).

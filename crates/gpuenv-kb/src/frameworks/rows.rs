@@ -7,9 +7,9 @@ use super::spec::{ArchFlag, BuildVariant, PythonRange, VersionReq};
 use crate::version::{ComputeCapability, CudaVersion, Version};
 
 /// One framework data file. The built-in framework tables are several such documents; rows of the
-/// same table in different documents are concatenated.
+/// same table in different documents are concatenated. A user's `--kb` file holds NVIDIA tables
+/// too, which this type leaves alone (table names are checked before: `Kb::with_override`).
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct FrameworksDocument {
     #[serde(default)]
     pub torch_release: Vec<TorchRelease>,

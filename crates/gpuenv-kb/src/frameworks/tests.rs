@@ -523,7 +523,7 @@ fn validation_rejects_bad_framework_data() {
     assert!(load(&cudnn("2.x", "FW-PYPI-TORCH-WHEEL")).is_err());
     let bad_variant = cudnn("2.1", "FW-PYPI-TORCH-WHEEL").replace("cu121", "cuda121");
     assert!(load(&bad_variant).is_err());
-    assert!(load("[[torch_nonsense]]\nx = 1\n").is_err());
+    assert!(Kb::with_override("test", "[[torch_nonsense]]\nx = 1\n", None).is_err());
     let dup = "[[conflict]]\nid = \"a\"\ndistributions = []\ncheck = \"c\"\nevidence = \"e\"\n\
                static_hint = \"\"\nconfirmed = true\nsources = [\"FW-OPENCV\"]\n";
     assert!(load(&format!("{dup}{dup}"))
@@ -596,4 +596,92 @@ fn conda_forge_builds_and_tensorflow_archs_load() {
         .unwrap()
         .sass
         .contains(&cc("5.0")));
+}
+
+#[test]
+fn every_framework_table_name_is_a_table_of_the_document() {
+    // A value of the wrong type is rejected only for a real field (unknown top-level keys are
+    // left to the other document type).
+    for table in TABLES {
+        let doc: Result<FrameworksDocument, _> = toml::from_str(&format!("{table} = 5"));
+        assert!(doc.is_err(), "{table} is not a FrameworksDocument field");
+        let doc: Result<FrameworksDocument, _> = toml::from_str(&format!("{table} = []"));
+        assert!(doc.is_ok(), "{table}: {doc:?}");
+    }
+}
+
+#[test]
+fn builtin_framework_documents_hold_only_framework_tables() {
+    for (name, text) in BUILTIN_DOCUMENTS {
+        let table: toml::Table = toml::from_str(text).unwrap();
+        for key in table.keys() {
+            assert!(TABLES.contains(&key.as_str()), "{name}: `{key}`");
+        }
+    }
+}
+
+#[test]
+fn a_users_file_replaces_a_framework_table_and_keeps_the_others() {
+    let builtin = kb();
+    let text = r#"
+[[source]]
+id = "SITE-BUILD"
+description = "our own torch 2.1 build"
+
+[[torch_cudnn]]
+first = "2.1"
+last = "2.1"
+variants = ["cu121"]
+cudnn = "8.9.7.29"
+shipping = "bundled"
+confirmed = true
+sources = ["SITE-BUILD"]
+"#;
+    let site = Kb::with_override("site.toml", text, None).unwrap();
+    assert_eq!(
+        site.frameworks.torch_cudnn.len(),
+        1,
+        "the table is replaced whole"
+    );
+    assert_eq!(
+        site.frameworks
+            .torch_variant(&v("2.1.2"), "cu121")
+            .and_then(|t| t.cudnn_version().cloned()),
+        Some(v("8.9.7.29"))
+    );
+    assert_ne!(
+        builtin
+            .frameworks
+            .torch_variant(&v("2.1.2"), "cu121")
+            .and_then(|t| t.cudnn_version().cloned()),
+        Some(v("8.9.7.29"))
+    );
+    assert_eq!(
+        site.frameworks.torch_archs.len(),
+        builtin.frameworks.torch_archs.len(),
+        "other framework tables stay built-in"
+    );
+    assert!(site
+        .origins
+        .iter()
+        .any(|(t, n)| t == "torch_cudnn" && n == "site.toml"));
+}
+
+#[test]
+fn a_users_framework_table_is_validated_like_the_builtin_ones() {
+    let unknown_source = "[[torch_cudnn]]\nfirst = \"2.1\"\nlast = \"2.1\"\nvariants = [\"cu121\"]\ncudnn = \"8.9.2.26\"\nshipping = \"bundled\"\nconfirmed = true\nsources = [\"NOPE\"]\n";
+    let err = Kb::with_override("x.toml", unknown_source, None).unwrap_err();
+    assert!(err.to_string().contains("NOPE"), "{err}");
+    let bad_field = "[[torch_cudnn]]\nfirst = \"2.1\"\nlast = \"2.1\"\nvariants = [\"cu121\"]\nshipping = \"bundled\"\nconfirmed = true\nsources = [\"PYPI\"]\ncolour = 1\n";
+    assert!(Kb::with_override("x.toml", bad_field, None).is_err());
+    let err = Kb::with_override("x.toml", "[[torch_builds]]\n", None).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("unknown table `torch_builds`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("torch_cudnn") && message.contains("branch"),
+        "{message}"
+    );
 }

@@ -28,8 +28,7 @@ pub fn load_kb(global: &GlobalArgs) -> Result<Kb> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read knowledge-base file {}", path.display()))?;
             let name = path.display().to_string();
-            Kb::with_override(&name, &text, None)
-                .with_context(|| format!("knowledge-base file {name}"))
+            Kb::with_override(&name, &text, None).with_context(|| format!("--kb {name}"))
         }
     }
 }

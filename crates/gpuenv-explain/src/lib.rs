@@ -507,7 +507,9 @@ impl Explainer {
             .first()
             .is_none_or(|d| d.confidence < ANSWER_FLOOR)
         {
-            if let Some(guess) = words.and_then(|w| resemblance_diagnosis(w, text)) {
+            if let Some(guess) =
+                words.and_then(|w| resemblance_diagnosis(w, text, !found.is_empty()))
+            {
                 diagnoses.retain(|d| d.category != guess.category);
                 diagnoses.insert(0, guess);
             }
@@ -717,10 +719,12 @@ impl Explainer {
 }
 
 /// Categories that are a state of the machine the facts observe directly: whether a driver is
-/// loaded, whether its kernel and userspace versions agree, whether the device nodes are there.
-const MACHINE_STATES: [Category; 3] = [
+/// loaded, whether its kernel and userspace versions agree, whether it is new enough for the
+/// CUDA in use, whether the device nodes are there.
+const MACHINE_STATES: [Category; 4] = [
     Category::DriverMissing,
     Category::DriverKernelUserspaceMismatch,
+    Category::DriverTooOldForRuntime,
     Category::PermissionsDeviceNodes,
 ];
 
@@ -787,7 +791,7 @@ fn snippet(text: &Text, line: usize, offset: usize) -> String {
 
 /// The word model's guess as a weak diagnosis (`signature` "words"), with the lines that hold
 /// the words speaking most for it.
-fn resemblance_diagnosis(words: &WordModel, text: &Text) -> Option<Diagnosis> {
+fn resemblance_diagnosis(words: &WordModel, text: &Text, recognised: bool) -> Option<Diagnosis> {
     let guess = words.classify(&text.text)?;
     // The last line holding each of the strongest words (of a word pair, its first word).
     let count = text.line_count();
@@ -824,9 +828,13 @@ fn resemblance_diagnosis(words: &WordModel, text: &Text) -> Option<Diagnosis> {
         level: Level::of(guess.confidence),
         signature: "words".to_string(),
         explanation: format!(
-            "A weak guess: no known error message was recognised, but by its words the log most \
-             resembles the {} public reports of {} that gpuenv was built from (the words that \
-             weigh most: {}). {}",
+            "A weak guess: {}, but by its words the log most resembles the {} public reports of \
+             {} that gpuenv was built from (the words that weigh most: {}). {}",
+            if recognised {
+                "the known messages recognised do not settle a cause"
+            } else {
+                "no known error message was recognised"
+            },
             guess.reports,
             guess.category,
             quoted.join(", "),

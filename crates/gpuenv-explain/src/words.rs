@@ -409,6 +409,10 @@ impl WordModel {
             .filter(|(w, _)| *w > 0.0)
             .collect();
         strongest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        // A winner no single word speaks for won on the categories' sizes, not on the log.
+        if strongest.is_empty() {
+            return None;
+        }
         let s = &self.settings;
         // Grows with the margin, reaching the ceiling at four nats (where, on the held-out
         // batches' unknown logs, more than half the answers were right).
@@ -493,6 +497,29 @@ mod tests {
         assert_eq!(r.category, Category::Wsl);
         // No error word: not a report.
         assert_eq!(model.classify("wsl dxg adapter allocator memory"), None);
+    }
+
+    #[test]
+    fn a_winner_no_word_speaks_for_is_no_answer() {
+        // Each word is more typical of another category than of A; A wins on the categories'
+        // sizes alone (by 0.39 nats), which is no resemblance.
+        let reports = [
+            (Category::OutOfMemory, "bravo"),
+            (Category::OutOfMemory, "alpha bravo charlie"),
+            (Category::Wsl, "alpha charlie"),
+            (Category::Wsl, "quebec"),
+            (Category::CudnnMissing, "alpha charlie"),
+            (Category::CudnnMissing, "bravo"),
+            (Category::CudnnMissing, "alpha bravo"),
+            (Category::CudnnMissing, "bravo"),
+        ];
+        let mut s = settings();
+        s.min_known_words = 2;
+        s.min_margin = 0.1;
+        let model = WordModel::train(reports, s);
+        assert_eq!(model.classify("error: charlie bravo alpha"), None);
+        let r = model.classify("error: alpha charlie, quebec").unwrap();
+        assert!(!r.strongest.is_empty());
     }
 
     #[test]

@@ -84,6 +84,8 @@ struct CauseRow {
     unless_text: Vec<String>,
     #[serde(default)]
     facts: Vec<String>,
+    #[serde(default)]
+    needs_facts: bool,
     fix: String,
 }
 
@@ -139,6 +141,9 @@ pub struct Cause {
     pub unless_text: Vec<TextCheck>,
     /// Facts of the machine that can confirm or rule it out.
     pub facts: Vec<FactCheck>,
+    /// A cause only the facts can name (a library installed where the loader does not look
+    /// reads like a missing one): it is a candidate only when one of its `facts` confirms it.
+    pub needs_facts: bool,
     pub fix: String,
 }
 
@@ -234,6 +239,12 @@ impl Catalogue {
                             })
                             .collect()
                     };
+                    if c.needs_facts && facts.is_empty() {
+                        return Err(invalid(format!(
+                            "a `{}` cause with needs_facts names no facts",
+                            c.category
+                        )));
+                    }
                     causes.push(Cause {
                         category,
                         prior: c.prior,
@@ -242,6 +253,7 @@ impl Catalogue {
                         when_text: text_checks(&c.when_text)?,
                         unless_text: text_checks(&c.unless_text)?,
                         facts,
+                        needs_facts: c.needs_facts,
                         fix: c.fix.trim().to_string(),
                     });
                 }

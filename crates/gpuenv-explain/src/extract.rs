@@ -142,6 +142,10 @@ pub enum TextCheck {
     /// line names a cuDNN of another major (`cuDNN version: 8.0.2`, `libcudnn.so.9`): a cuDNN is
     /// installed, just not the one the program was built for.
     AnotherCudnnMajor,
+    /// The log shows the value of `LD_LIBRARY_PATH` (on its line, or on the next one after an
+    /// `echo $LD_LIBRARY_PATH`) and it names a CUDA or cuDNN directory: a copy there is found
+    /// before the framework's own.
+    LdLibraryPathNamesCuda,
 }
 
 impl TextCheck {
@@ -149,14 +153,28 @@ impl TextCheck {
     pub fn from_id(id: &str) -> Option<TextCheck> {
         match id {
             "another-cudnn-major" => Some(TextCheck::AnotherCudnnMajor),
+            "ld-library-path-names-cuda" => Some(TextCheck::LdLibraryPathNamesCuda),
             _ => None,
         }
     }
 
     /// The strings whose lines the check reads; the matcher finds them in its one pass.
     pub fn markers() -> impl Iterator<Item = &'static str> {
-        ["cudnn"].into_iter()
+        ["cudnn", "LD_LIBRARY_PATH"].into_iter()
     }
+}
+
+/// Whether `line` holds a directory path with a `cuda` or `cudnn` component (`/usr/local/cuda/lib64`,
+/// `/public/apps/cudnn/v8.0.3.33-cuda.11.0/cuda/lib64`), as the value of a search path would.
+pub fn names_cuda_directory(line: &str) -> bool {
+    line.split([':', '=', ' ', '"', '\'', ','])
+        .filter(|token| token.starts_with('/'))
+        .any(|path| {
+            path.split('/').any(|component| {
+                let c = component.to_ascii_lowercase();
+                c.starts_with("cuda") || c.starts_with("cudnn")
+            })
+        })
 }
 
 /// The cuDNN majors a loader message on `line` asks for (`libcudnn_ops_infer.so.8` → 8).
@@ -371,5 +389,21 @@ mod tests {
             None
         );
         assert_eq!(stated_version("short", 99), None);
+    }
+
+    #[test]
+    fn cuda_directories_in_a_search_path() {
+        assert!(names_cuda_directory(
+            "/public/apps/cudnn/v8.0.3.33-cuda.11.0/cuda/lib64:/usr/local/lib"
+        ));
+        assert!(names_cuda_directory(
+            "LD_LIBRARY_PATH=/usr/local/cuda-11.8/lib64"
+        ));
+        assert!(!names_cuda_directory(
+            "LD_LIBRARY_PATH=/usr/local/lib:/opt/conda/lib"
+        ));
+        assert!(!names_cuda_directory(
+            "one possibility is that there is a conflicting cuDNN in LD_LIBRARY_PATH."
+        ));
     }
 }

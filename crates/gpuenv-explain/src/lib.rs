@@ -17,6 +17,7 @@
 pub mod catalogue;
 pub mod category;
 pub mod extract;
+pub mod libraries;
 pub mod matcher;
 pub mod normalize;
 pub mod provenance;
@@ -31,7 +32,7 @@ use thiserror::Error;
 use gpuenv_facts::Facts;
 use gpuenv_kb::Kb;
 
-pub use catalogue::{Catalogue, CatalogueError, Hint, Signature};
+pub use catalogue::{Catalogue, CatalogueError, Cause, Hint, Signature};
 pub use category::Category;
 pub use extract::{Extracted, TextCheck};
 pub use refine::{Effect, FactCheck, FactEvidence};
@@ -354,6 +355,9 @@ impl Explainer {
             let sig = &self.catalogue.signatures[*si];
             let on_final = final_error.is_some_and(|f| lines.iter().any(|(l, _)| *l == f));
             for (ci, cause) in sig.causes.iter().enumerate() {
+                if cause.needs_facts && !self.facts_confirm(cause, facts, kb, &values) {
+                    continue;
+                }
                 let mut score = sig.weight * cause.prior;
                 if on_final {
                     score += (1.0 - score) * 0.3;
@@ -538,6 +542,24 @@ impl Explainer {
         }
     }
 
+    /// Whether one of the cause's fact checks confirms it on the machine `facts` describe (never
+    /// without facts).
+    fn facts_confirm(
+        &self,
+        cause: &Cause,
+        facts: Option<&Facts>,
+        kb: Option<&Kb>,
+        values: &Extracted,
+    ) -> bool {
+        facts.is_some_and(|facts| {
+            cause.facts.iter().any(|check| {
+                refine::evaluate(*check, facts, kb, values)
+                    .iter()
+                    .any(|f| f.effect == Effect::Confirms)
+            })
+        })
+    }
+
     /// Where `check` holds for a signature found on `sig_lines`: the line (with the match
     /// offset) that shows it; None when it does not hold.
     fn text_check(
@@ -564,6 +586,18 @@ impl Explainer {
                 )?;
                 cudnn.iter().find(|(line, _)| *line == number).copied()
             }
+            TextCheck::LdLibraryPathNamesCuda => hits
+                .lines(self.matcher.id("LD_LIBRARY_PATH"), text)
+                .into_iter()
+                .find_map(|(line, offset)| {
+                    if extract::names_cuda_directory(text.line(line)) {
+                        return Some((line, offset));
+                    }
+                    // `echo $LD_LIBRARY_PATH` and its value on the next line.
+                    let next = line + 1;
+                    (next <= text.line_count() && extract::names_cuda_directory(text.line(next)))
+                        .then(|| (next, text.line_starts.get(next - 1).copied().unwrap_or(0)))
+                }),
         }
     }
 

@@ -4,10 +4,11 @@
 
 use serde::Serialize;
 
-use gpuenv_facts::{Facts, LinkState, TorchBuild};
+use gpuenv_facts::{Facts, TorchBuild};
 use gpuenv_kb::{ComputeCapability, CudaVersion, Kb, Version};
 
 use crate::extract::Extracted;
+use crate::libraries;
 
 /// A named fact check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +21,14 @@ pub enum FactCheck {
     DriverCudaVsFramework,
     /// Does the installed torch build carry code for the GPUs' compute capabilities?
     GpuArchVsBuild,
-    /// Is a cuDNN with the major the log asks for (`libcudnn.so.8`) installed, and reachable?
-    CudnnSoname,
+    /// Is the library the log asks for (`libcudnn.so.8`, `libcublas.so.11`) installed at all, in
+    /// a place the system loader reaches or not? (Confirms only where nothing is found.)
+    LibraryInstalled,
+    /// Is it installed only where the system loader does not look (a toolkit tree, a Python
+    /// environment's own `nvidia/*/lib`, a conda environment's `lib`), so a variable must name it?
+    LibraryUnreachable,
+    /// Does the log ask for a cuDNN major that is not installed while another one is?
+    CudnnOtherMajor,
     /// Are there several cuDNN installs of different majors?
     CudnnSeveral,
     /// Is the installed torch (or TensorFlow) a CPU-only build?
@@ -39,12 +46,14 @@ pub enum FactCheck {
 }
 
 /// Every check, with its catalogue id.
-const CHECKS: [(&str, FactCheck); 12] = [
+const CHECKS: [(&str, FactCheck); 14] = [
     ("driver-present", FactCheck::DriverPresent),
     ("driver-versions-agree", FactCheck::DriverVersionsAgree),
     ("driver-cuda-vs-framework", FactCheck::DriverCudaVsFramework),
     ("gpu-arch-vs-build", FactCheck::GpuArchVsBuild),
-    ("cudnn-soname", FactCheck::CudnnSoname),
+    ("library-installed", FactCheck::LibraryInstalled),
+    ("library-unreachable", FactCheck::LibraryUnreachable),
+    ("cudnn-other-major", FactCheck::CudnnOtherMajor),
     ("cudnn-several", FactCheck::CudnnSeveral),
     ("cpu-build", FactCheck::CpuBuild),
     ("wsl", FactCheck::Wsl),
@@ -157,7 +166,61 @@ pub fn evaluate(
             }
         }
         FactCheck::GpuArchVsBuild => gpu_arch_vs_build(facts, kb, values, &mut out, &say),
-        FactCheck::CudnnSoname => cudnn_soname(facts, values, &mut out, &say),
+        FactCheck::LibraryInstalled => library_installed(facts, values, &mut out, &say),
+        FactCheck::LibraryUnreachable => {
+            for wanted in libraries::wanted(&values.libraries) {
+                let found = libraries::whereabouts(facts, &wanted);
+                if !found.reachable.is_empty() {
+                    out.push(say(
+                        Effect::RulesOut,
+                        format!(
+                            "the system loader reaches {}: {}",
+                            wanted.name,
+                            found.reachable.join("; ")
+                        ),
+                    ));
+                } else if !found.unreachable.is_empty() {
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "{} is installed in {}, where the system loader does not look (not in ld.so.cache, LD_LIBRARY_PATH or a default directory)",
+                            wanted.name,
+                            found.unreachable.join("; ")
+                        ),
+                    ));
+                } else if found.inventoried {
+                    out.push(say(
+                        Effect::RulesOut,
+                        format!(
+                            "no {} is installed on this machine: there is no directory to point the loader at",
+                            wanted.soname()
+                        ),
+                    ));
+                }
+            }
+        }
+        FactCheck::CudnnOtherMajor => {
+            for wanted in libraries::wanted(&values.libraries)
+                .into_iter()
+                .filter(|w| w.stem == "libcudnn")
+            {
+                if !libraries::whereabouts(facts, &wanted).nowhere() {
+                    continue;
+                }
+                let others = libraries::other_cudnn_majors(facts, wanted.major);
+                if !others.is_empty() {
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "the log asks for cuDNN {} ({}), which is not installed; this machine has {}",
+                            wanted.major,
+                            wanted.name,
+                            others.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
         FactCheck::CudnnSeveral => {
             let mut majors: Vec<u32> = facts.libraries.cudnn.iter().map(|c| c.major).collect();
             majors.sort_unstable();
@@ -423,84 +486,83 @@ fn gpu_arch_vs_build(
     }
 }
 
-fn cudnn_soname(
+/// `library-installed`: each library the log asks for, found reachable, found where the loader
+/// does not look, or (for the libraries the probes inventory) found nowhere. Only "nowhere"
+/// confirms a missing library; a copy in the wrong place is `library-unreachable`'s, another
+/// cuDNN major `cudnn-other-major`'s.
+fn library_installed(
     facts: &Facts,
     values: &Extracted,
     out: &mut Vec<FactEvidence>,
     say: &dyn Fn(Effect, String) -> FactEvidence,
 ) {
-    let wanted: Vec<u32> = values
-        .libraries
-        .iter()
-        .filter_map(|l| l.strip_prefix("libcudnn"))
-        .filter_map(|rest| rest.split(".so.").nth(1))
-        .filter_map(|m| m.split('.').next().and_then(|d| d.parse().ok()))
-        .collect();
-    // Which environments' frameworks want which cuDNN major (from their pins).
-    for env in &facts.python.environments {
-        if let Some(t) = &env.frameworks.torch {
-            for (name, spec) in &t.cuda_pins {
-                if name.starts_with("nvidia-cudnn") {
-                    out.push(say(
-                        Effect::Notes,
-                        format!(
-                            "torch {} in `{}` pins {name}{spec}",
-                            t.version.value, env.name
-                        ),
-                    ));
+    let wanted = libraries::wanted(&values.libraries);
+    // Which environments' frameworks want which cuDNN (from their pins).
+    if wanted.iter().any(|w| w.stem == "libcudnn") {
+        for env in &facts.python.environments {
+            if let Some(t) = &env.frameworks.torch {
+                for (name, spec) in &t.cuda_pins {
+                    if name.starts_with("nvidia-cudnn") {
+                        out.push(say(
+                            Effect::Notes,
+                            format!(
+                                "torch {} in `{}` pins {name}{spec}",
+                                t.version.value, env.name
+                            ),
+                        ));
+                    }
                 }
             }
         }
     }
-    for major in wanted {
-        let installs: Vec<_> = facts
-            .libraries
-            .cudnn
-            .iter()
-            .filter(|c| c.major == major)
-            .collect();
-        if installs.is_empty() {
-            let others: Vec<String> = facts
-                .libraries
-                .cudnn
-                .iter()
-                .map(|c| format!("cuDNN {} in {}", c.major, c.dir))
-                .collect();
-            let tail = if others.is_empty() {
-                "and no other cuDNN either".to_string()
-            } else {
-                format!("only {}", others.join(", "))
-            };
+    for w in wanted {
+        let found = libraries::whereabouts(facts, &w);
+        if !found.reachable.is_empty() {
             out.push(say(
-                Effect::Confirms,
-                format!("no libcudnn.so.{major} is installed on this machine ({tail})"),
+                Effect::RulesOut,
+                format!(
+                    "{} is installed and the system loader reaches it: {}",
+                    w.name,
+                    found.reachable.join("; ")
+                ),
             ));
-            continue;
-        }
-        for c in installs {
-            let broken = c
-                .shim
-                .as_ref()
-                .is_some_and(|s| !matches!(s.link_state, LinkState::Ok));
-            if c.reachable_via.is_empty() || broken {
+        } else if !found.unreachable.is_empty() {
+            out.push(say(
+                Effect::RulesOut,
+                format!(
+                    "{} is installed ({}), only not where the system loader looks",
+                    w.name,
+                    found.unreachable.join("; ")
+                ),
+            ));
+        } else if w.stem == "libcudnn" {
+            let others = libraries::other_cudnn_majors(facts, w.major);
+            if others.is_empty() {
                 out.push(say(
                     Effect::Confirms,
                     format!(
-                        "libcudnn.so.{major} exists in {} but the system loader does not reach it (not in ld.so.cache, LD_LIBRARY_PATH or a default directory){}",
-                        c.dir,
-                        if broken { "; its link is broken" } else { "" }
+                        "no {} is installed on this machine, and no other cuDNN either",
+                        w.soname()
                     ),
                 ));
             } else {
                 out.push(say(
                     Effect::RulesOut,
                     format!(
-                        "libcudnn.so.{major} in {} is reachable through {}",
-                        c.dir,
-                        c.reachable_via.join(", ")
+                        "no {} is installed, but {}: the program wants another cuDNN major than the machine has",
+                        w.soname(),
+                        others.join(", ")
                     ),
                 ));
             }
+        } else if found.inventoried {
+            out.push(say(
+                Effect::Confirms,
+                format!(
+                    "no {} is installed on this machine (system library directories, CUDA toolkits, the Python environments' own libraries)",
+                    w.soname()
+                ),
+            ));
         }
     }
 }

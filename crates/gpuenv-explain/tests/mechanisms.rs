@@ -5,7 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
-use gpuenv_facts::{DriverLibrary, Facts, Gpu, KernelModule, LinkState, Source, Sourced};
+use gpuenv_facts::{
+    CudnnInstall, DriverLibrary, Facts, FrameworkFacts, Gpu, KernelModule, LinkState,
+    PythonEnvironment, Source, Sourced,
+};
 
 fn explainer() -> Explainer {
     Explainer::builtin().unwrap()
@@ -165,7 +168,22 @@ fix = "f"
         )
     };
     assert!(Catalogue::from_files(&[("ok.toml", &signature("another-cudnn-major"))]).is_ok());
+    assert!(
+        Catalogue::from_files(&[("ok.toml", &signature("ld-library-path-names-cuda"))]).is_ok()
+    );
     assert!(Catalogue::from_files(&[("bad.toml", &signature("no-such-check"))]).is_err());
+    // A cause only facts can name must name them.
+    let needs = |facts: &str| {
+        signature("another-cudnn-major").replace(
+            "fix = \"f\"",
+            &format!("needs_facts = true\n{facts}fix = \"f\""),
+        )
+    };
+    assert!(
+        Catalogue::from_files(&[("ok.toml", &needs("facts = [\"library-unreachable\"]\n"))])
+            .is_ok()
+    );
+    assert!(Catalogue::from_files(&[("bad.toml", &needs(""))]).is_err());
 }
 
 #[test]
@@ -541,4 +559,168 @@ fn the_word_model_guesses_only_where_nothing_else_answers() {
         None,
     );
     assert!(x.top().is_none());
+}
+
+/// A cuDNN of `major` in `dir`, reachable by the system loader or not.
+fn cudnn_install(dir: &str, major: u32, reachable: bool) -> CudnnInstall {
+    CudnnInstall {
+        dir: dir.to_string(),
+        major,
+        version: None,
+        shim: None,
+        dev_link: None,
+        sublibraries: Vec::new(),
+        cuda_major: None,
+        header: None,
+        reachable_via: if reachable {
+            vec!["ld.so.cache".to_string()]
+        } else {
+            Vec::new()
+        },
+        loader_selected: reachable,
+    }
+}
+
+/// A Python environment holding these CUDA libraries itself (pip's nvidia-* wheels).
+fn environment_with(name: &str, libraries: &[&str]) -> PythonEnvironment {
+    PythonEnvironment {
+        name: name.to_string(),
+        prefix: format!("/home/u/{name}"),
+        kind: "venv".to_string(),
+        found_via: vec!["VIRTUAL_ENV".to_string()],
+        active: true,
+        full: true,
+        python_version: None,
+        base_home: None,
+        site_packages: Vec::new(),
+        distributions: Vec::new(),
+        conda_packages: Vec::new(),
+        frameworks: FrameworkFacts::default(),
+        file_conflicts: Vec::new(),
+        cuda_libraries: libraries.iter().map(|l| l.to_string()).collect(),
+        errors: Vec::new(),
+    }
+}
+
+/// A missing library reads the same in the text whether it is absent, installed where the
+/// loader does not look, or installed in another major; the facts tell them apart, and the cause
+/// only the facts can name (the variable) never answers from the text alone.
+#[test]
+fn where_a_missing_library_is_decides_its_cause() {
+    let e = explainer();
+    let text =
+        b"ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n";
+    let alone = e.explain(text, None, None);
+    assert_eq!(alone.top().unwrap().category, Category::CudnnMissing);
+    assert!(alone
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::EnvVarMisconfiguration));
+
+    let base = with_userspace(machine(1, Some("550.144.03"), None), "550.144.03");
+    let site = "/home/u/venv/lib/python3.10/site-packages/nvidia/cudnn/lib";
+
+    // Installed in the environment's own directory only: the variable.
+    let mut in_env = base.clone();
+    in_env.python.environments.push(environment_with(
+        "venv",
+        &[
+            &format!("{site}/libcudnn.so.8"),
+            &format!("{site}/libcudnn_ops_infer.so.8"),
+        ],
+    ));
+    let x = e.explain(text, Some(&in_env), None);
+    let top = x.top().unwrap();
+    assert_eq!(
+        top.category,
+        Category::EnvVarMisconfiguration,
+        "{:#?}",
+        x.diagnoses
+    );
+    assert!(
+        format!("{:?}", top.evidence).contains(site),
+        "{:?}",
+        top.evidence
+    );
+
+    // Not installed, but cuDNN 9 is: another major than the program's.
+    let mut other = base.clone();
+    other
+        .libraries
+        .cudnn
+        .push(cudnn_install("/usr/lib/x86_64-linux-gnu", 9, true));
+    let x = e.explain(text, Some(&other), None);
+    assert_eq!(
+        x.top().unwrap().category,
+        Category::CudnnVersionMismatch,
+        "{:#?}",
+        x.diagnoses
+    );
+
+    // Nowhere at all: missing, confirmed.
+    let x = e.explain(text, Some(&base), None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::CudnnMissing);
+    assert!(format!("{:?}", top.evidence).contains("no libcudnn.so.8 is installed"));
+
+    // Reachable by the loader: not missing (the program looks elsewhere).
+    let mut reachable = base;
+    reachable
+        .libraries
+        .cudnn
+        .push(cudnn_install("/usr/lib/x86_64-linux-gnu", 8, true));
+    let x = e.explain(text, Some(&reachable), None);
+    let missing = x
+        .diagnoses
+        .iter()
+        .find(|d| d.category == Category::CudnnMissing)
+        .unwrap();
+    assert!(missing.confidence < alone.top().unwrap().confidence);
+}
+
+/// The same for the CUDA libraries: a cuBLAS wheel in the environment is the variable's; a
+/// library the probes do not inventory (cuFFT) found nowhere proves nothing.
+#[test]
+fn a_cuda_library_in_an_environment_is_the_variables() {
+    let e = explainer();
+    let base = with_userspace(machine(1, Some("550.144.03"), None), "550.144.03");
+    let mut in_env = base.clone();
+    in_env.python.environments.push(environment_with(
+        "tf",
+        &["/home/u/tf/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.11"],
+    ));
+    let text = b"Could not load dynamic library 'libcublas.so.11'; dlerror: libcublas.so.11: cannot open shared object file: No such file or directory\n";
+    let x = e.explain(text, Some(&in_env), None);
+    assert_eq!(
+        x.top().unwrap().category,
+        Category::EnvVarMisconfiguration,
+        "{:#?}",
+        x.diagnoses
+    );
+    let x = e.explain(text, Some(&base), None);
+    assert_eq!(x.top().unwrap().category, Category::CudaRuntimeLibMissing);
+
+    let text =
+        b"OSError: libcufft.so.10: cannot open shared object file: No such file or directory\n";
+    let x = e.explain(text, Some(&base), None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::CudaRuntimeLibMissing);
+    assert!(
+        !format!("{:?}", top.evidence).contains("no libcufft"),
+        "{:?}",
+        top.evidence
+    );
+}
+
+/// A log that shows LD_LIBRARY_PATH naming a cuDNN directory next to torch's cuDNN
+/// incompatibility: the variable put that copy first.
+#[test]
+fn a_shown_library_path_with_cudnn_is_shadowing() {
+    let e = explainer();
+    let text = b"RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)\n$ echo $LD_LIBRARY_PATH\n/public/apps/cudnn/v8.0.3.33-cuda.11.0/cuda/lib64:/usr/local/lib\n";
+    let x = e.explain(text, None, None);
+    assert_eq!(x.top().unwrap().category, Category::LibraryPathShadowing);
+    let without = b"RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)\n$ echo $LD_LIBRARY_PATH\n/usr/local/lib\n";
+    let x = e.explain(without, None, None);
+    assert_eq!(x.top().unwrap().category, Category::CudnnVersionMismatch);
 }

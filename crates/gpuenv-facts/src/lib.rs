@@ -419,6 +419,12 @@ pub struct PythonEnvironment {
     /// RECORDs; full reads only): the one installed last overwrote the others'.
     #[serde(default)]
     pub file_conflicts: Vec<FileConflict>,
+    /// The CUDA libraries the environment holds itself (full reads only): pip's `nvidia-*` wheels'
+    /// `site-packages/nvidia/*/lib/lib*.so*` and, in a conda environment, `lib/libcu*`,
+    /// `lib/libnv*`, `lib/libnccl*`. The system loader does not search these directories: a
+    /// program reaches them through its own RPATH or preloading, or through LD_LIBRARY_PATH.
+    #[serde(default)]
+    pub cuda_libraries: Vec<String>,
     /// Problems met reading it (unreadable metadata ...).
     pub errors: Vec<String>,
 }

@@ -92,6 +92,7 @@ fn machine(day: u64) -> Facts {
                 ..FrameworkFacts::default()
             },
             file_conflicts: vec![],
+            cuda_libraries: vec![],
             errors: vec![],
         });
     }

@@ -256,6 +256,7 @@ fn runs_filtered_by_environment() {
         conda_packages: vec![],
         frameworks: Default::default(),
         file_conflicts: vec![],
+        cuda_libraries: vec![],
         errors: vec![],
     };
     let snap = |ts: u64, ml: &str, web: &str| {

@@ -450,6 +450,7 @@ fn describe(
         conda_packages: Vec::new(),
         frameworks: FrameworkFacts::default(),
         file_conflicts: Vec::new(),
+        cuda_libraries: Vec::new(),
         errors: Vec::new(),
     })
 }
@@ -553,6 +554,9 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
         t.cuda_pins = torch_cuda_pins(&e.distributions);
     }
     if full {
+        e.cuda_libraries = cuda_libraries(root, e);
+    }
+    if full {
         let meta = join(&e.prefix, "conda-meta");
         if let Ok(listing) = root.read_dir(&meta) {
             for n in listing.names.iter().filter(|n| n.ends_with(".json")) {
@@ -574,6 +578,53 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
             }
         }
     }
+}
+
+/// The CUDA libraries an environment holds itself: every `lib*.so*` in `site-packages/nvidia/*/lib`
+/// (pip's nvidia-* wheels; CUDA 13's share `nvidia/cu13/lib`) and, where the prefix has a
+/// `conda-meta`, the `libcu*`/`libnv*`/`libnccl*` files of its `lib` (conda's cudnn, cudatoolkit,
+/// cuda-cudart, libcublas ... packages).
+fn cuda_libraries(root: &SystemRoot, e: &PythonEnvironment) -> Vec<String> {
+    let is_library = |name: &str| name.starts_with("lib") && name.contains(".so");
+    let mut out = Vec::new();
+    for site in &e.site_packages {
+        let nvidia = join(site, "nvidia");
+        let Ok(packages) = root.read_dir(&nvidia) else {
+            continue;
+        };
+        for package in &packages.names {
+            let lib = join(&join(&nvidia, package), "lib");
+            if let Ok(files) = root.read_dir(&lib) {
+                out.extend(
+                    files
+                        .names
+                        .iter()
+                        .filter(|n| is_library(n))
+                        .map(|n| join(&lib, n)),
+                );
+            }
+        }
+    }
+    if root.read_dir(&join(&e.prefix, "conda-meta")).is_ok() {
+        let lib = join(&e.prefix, "lib");
+        if let Ok(files) = root.read_dir(&lib) {
+            out.extend(
+                files
+                    .names
+                    .iter()
+                    .filter(|n| {
+                        is_library(n)
+                            && (n.starts_with("libcu")
+                                || n.starts_with("libnv")
+                                || n.starts_with("libnccl"))
+                    })
+                    .map(|n| join(&lib, n)),
+            );
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Reads a distribution's metadata; returns its RECORD text when it had to read it (no

@@ -375,3 +375,47 @@ fn a_driver_state_this_machine_does_not_have_is_explained_from_the_text() {
         "{reason}"
     );
 }
+
+/// `libcudnn.so.8: cannot open` reads the same whether cuDNN 8 is absent or sits where the
+/// loader does not look. In an active conda environment whose `cudnn` package put it in the
+/// environment's lib/, the facts confirm the variable and name the directory; on the same
+/// machine without that environment, cuDNN is missing.
+#[test]
+fn a_library_in_a_conda_environment_is_the_variables() {
+    let log =
+        "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory";
+    let s = Scenario::load(&scenarios_dir().join("python-conda-cudnn-outside-loader-path.toml"));
+    let root = FakeRoot::build(&s);
+    let run = run_gpuenv(
+        root.path(),
+        &s.env,
+        &["explain", "--format", "json", "--text", log],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        answer(&run.stdout),
+        "env-var-misconfiguration",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("/home/user/miniconda3/envs/ml/lib"),
+        "{}",
+        run.stdout
+    );
+
+    let bare = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
+    let bare_root = FakeRoot::build(&bare);
+    let run = run_gpuenv(
+        bare_root.path(),
+        &bare.env,
+        &["explain", "--format", "json", "--text", log],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(answer(&run.stdout), "cudnn-missing", "{}", run.stdout);
+    assert!(
+        run.stdout.contains("no libcudnn.so.8 is installed"),
+        "{}",
+        run.stdout
+    );
+}

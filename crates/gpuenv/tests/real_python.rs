@@ -198,3 +198,84 @@ fn real_uv_venv_is_a_second_layout() {
         .unwrap();
     assert_eq!(numpy["installer"], "uv", "uv writes INSTALLER = uv");
 }
+
+/// The real nvidia-cuda-runtime-cu12 wheel puts libcudart.so.12 in the environment's
+/// site-packages/nvidia/cuda_runtime/lib: doctor lists exactly the libraries that are there, and
+/// `explain`, run with that environment active, names the directory when a program cannot open
+/// libcudart.so.12 (installed, only not where the system loader looks).
+#[test]
+fn real_wheel_libraries_are_listed_and_explain_names_their_directory() {
+    let Some(venv) = ready("venv-pip") else {
+        eprintln!("SKIPPED: run .ci/make-real-python-envs first (CI does)");
+        return;
+    };
+    let report = doctor(&[&venv]);
+    let env = environment(&report, &venv);
+    let reported: BTreeSet<String> = env["cuda_libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    let mut on_disk = BTreeSet::new();
+    for site in env["site_packages"].as_array().unwrap() {
+        let nvidia = Path::new(site.as_str().unwrap()).join("nvidia");
+        for package in std::fs::read_dir(&nvidia).into_iter().flatten().flatten() {
+            for file in std::fs::read_dir(package.path().join("lib"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let name = file.file_name().to_string_lossy().to_string();
+                if name.starts_with("lib") && name.contains(".so") {
+                    on_disk.insert(file.path().to_string_lossy().to_string());
+                }
+            }
+        }
+    }
+    assert!(
+        on_disk
+            .iter()
+            .any(|p| p.ends_with("nvidia/cuda_runtime/lib/libcudart.so.12")),
+        "{on_disk:?}"
+    );
+    assert_eq!(reported, on_disk);
+
+    // A system copy of libcudart.so.12 the loader reaches would make the variable moot.
+    let system_has_it = report["facts"]["cuda"]["runtimes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| {
+            r["soname"].as_str() == Some("libcudart.so.12")
+                && !r["reachable_via"].as_array().unwrap().is_empty()
+        });
+    if system_has_it {
+        eprintln!("SKIPPED (explain part): this machine's loader reaches a libcudart.so.12");
+        return;
+    }
+    let mut path = venv.join("bin").into_os_string();
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuenv"))
+        .args([
+            "explain",
+            "--format",
+            "json",
+            "--text",
+            "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+        ])
+        .env("VIRTUAL_ENV", &venv)
+        .env("PATH", path)
+        .env("GPUENV_NO_NVML", "1")
+        .output()
+        .unwrap();
+    let x: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = &x["diagnoses"][0];
+    assert_eq!(top["category"], "env-var-misconfiguration", "{x:#}");
+    let evidence = top["evidence"].to_string();
+    assert!(
+        evidence.contains("nvidia/cuda_runtime/lib") && evidence.contains("library-unreachable"),
+        "{evidence}"
+    );
+}

@@ -167,38 +167,7 @@ pub fn evaluate(
         }
         FactCheck::GpuArchVsBuild => gpu_arch_vs_build(facts, kb, values, &mut out, &say),
         FactCheck::LibraryInstalled => library_installed(facts, values, &mut out, &say),
-        FactCheck::LibraryUnreachable => {
-            for wanted in libraries::wanted(&values.libraries) {
-                let found = libraries::whereabouts(facts, &wanted);
-                if !found.reachable.is_empty() {
-                    out.push(say(
-                        Effect::RulesOut,
-                        format!(
-                            "the system loader reaches {}: {}",
-                            wanted.name,
-                            found.reachable.join("; ")
-                        ),
-                    ));
-                } else if !found.unreachable.is_empty() {
-                    out.push(say(
-                        Effect::Confirms,
-                        format!(
-                            "{} is installed in {}, where the system loader does not look (not in ld.so.cache, LD_LIBRARY_PATH or a default directory)",
-                            wanted.name,
-                            found.unreachable.join("; ")
-                        ),
-                    ));
-                } else if found.inventoried {
-                    out.push(say(
-                        Effect::RulesOut,
-                        format!(
-                            "no {} is installed on this machine: there is no directory to point the loader at",
-                            wanted.soname()
-                        ),
-                    ));
-                }
-            }
-        }
+        FactCheck::LibraryUnreachable => library_unreachable(facts, values, &mut out, &say),
         FactCheck::CudnnOtherMajor => {
             for wanted in libraries::wanted(&values.libraries)
                 .into_iter()
@@ -517,52 +486,112 @@ fn library_installed(
     }
     for w in wanted {
         let found = libraries::whereabouts(facts, &w);
-        if !found.reachable.is_empty() {
-            out.push(say(
+        match Place::of(&found) {
+            Place::Reachable(places) => out.push(say(
                 Effect::RulesOut,
                 format!(
-                    "{} is installed and the system loader reaches it: {}",
-                    w.name,
-                    found.reachable.join("; ")
+                    "{} is installed and the system loader reaches it: {places}",
+                    w.name
                 ),
-            ));
-        } else if !found.unreachable.is_empty() {
-            out.push(say(
+            )),
+            Place::Elsewhere(places) => out.push(say(
                 Effect::RulesOut,
                 format!(
-                    "{} is installed ({}), only not where the system loader looks",
-                    w.name,
-                    found.unreachable.join("; ")
+                    "{} is installed ({places}), only not where the system loader looks",
+                    w.name
                 ),
-            ));
-        } else if w.stem == "libcudnn" {
-            let others = libraries::other_cudnn_majors(facts, w.major);
-            if others.is_empty() {
-                out.push(say(
-                    Effect::Confirms,
-                    format!(
-                        "no {} is installed on this machine, and no other cuDNN either",
-                        w.soname()
-                    ),
-                ));
-            } else {
-                out.push(say(
-                    Effect::RulesOut,
-                    format!(
-                        "no {} is installed, but {}: the program wants another cuDNN major than the machine has",
-                        w.soname(),
-                        others.join(", ")
-                    ),
-                ));
+            )),
+            Place::Nowhere if w.stem == "libcudnn" => {
+                let others = libraries::other_cudnn_majors(facts, w.major);
+                if others.is_empty() {
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "no {} is installed on this machine, and no other cuDNN either",
+                            w.soname()
+                        ),
+                    ));
+                } else {
+                    out.push(say(
+                        Effect::RulesOut,
+                        format!(
+                            "no {} is installed, but {}: the program wants another cuDNN major than the machine has",
+                            w.soname(),
+                            others.join(", ")
+                        ),
+                    ));
+                }
             }
-        } else if found.inventoried {
-            out.push(say(
+            Place::Nowhere => out.push(say(
                 Effect::Confirms,
                 format!(
                     "no {} is installed on this machine (system library directories, CUDA toolkits, the Python environments' own libraries)",
                     w.soname()
                 ),
-            ));
+            )),
+            Place::Unknown => {}
+        }
+    }
+}
+
+/// `library-unreachable`: each library the log asks for confirms the variable when it is
+/// installed only where the system loader does not look; a reachable copy, or none at all (for
+/// the libraries the probes inventory), rules it out.
+fn library_unreachable(
+    facts: &Facts,
+    values: &Extracted,
+    out: &mut Vec<FactEvidence>,
+    say: &dyn Fn(Effect, String) -> FactEvidence,
+) {
+    for w in libraries::wanted(&values.libraries) {
+        let found = libraries::whereabouts(facts, &w);
+        let (effect, text) = match Place::of(&found) {
+            Place::Reachable(places) => (
+                Effect::RulesOut,
+                format!("the system loader reaches {}: {places}", w.name),
+            ),
+            Place::Elsewhere(places) => (
+                Effect::Confirms,
+                format!(
+                    "{} is installed in {places}, where the system loader does not look (not in ld.so.cache, LD_LIBRARY_PATH or a default directory)",
+                    w.name
+                ),
+            ),
+            Place::Nowhere => (
+                Effect::RulesOut,
+                format!(
+                    "no {} is installed on this machine: there is no directory to point the loader at",
+                    w.soname()
+                ),
+            ),
+            Place::Unknown => continue,
+        };
+        out.push(say(effect, text));
+    }
+}
+
+/// Where a wanted library is, as the library checks read it.
+enum Place {
+    /// The system loader reaches a copy (the places, joined).
+    Reachable(String),
+    /// Copies exist only where it does not look.
+    Elsewhere(String),
+    /// None, and the probes inventory this library: not installed.
+    Nowhere,
+    /// None found, but the probes do not inventory this library's system copies.
+    Unknown,
+}
+
+impl Place {
+    fn of(found: &libraries::Whereabouts) -> Place {
+        if !found.reachable.is_empty() {
+            Place::Reachable(found.reachable.join("; "))
+        } else if !found.unreachable.is_empty() {
+            Place::Elsewhere(found.unreachable.join("; "))
+        } else if found.inventoried {
+            Place::Nowhere
+        } else {
+            Place::Unknown
         }
     }
 }

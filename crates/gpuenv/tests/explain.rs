@@ -17,6 +17,19 @@ fn answer(stdout: &str) -> String {
     v["answer"].as_str().unwrap_or("unknown").to_string()
 }
 
+/// `gpuenv explain --format json --text TEXT` on the fake root of a scenario: its stdout.
+fn explain_on(scenario: &str, text: &str) -> String {
+    let s = Scenario::load(&scenarios_dir().join(scenario));
+    let root = FakeRoot::build(&s);
+    let run = run_gpuenv(
+        root.path(),
+        &s.env,
+        &["explain", "--format", "json", "--text", text],
+    );
+    assert_eq!(run.status, 0, "{scenario}: {}", run.stderr);
+    run.stdout
+}
+
 fn diagnoses(stdout: &str) -> Vec<(String, String)> {
     let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
     v["diagnoses"]
@@ -122,29 +135,16 @@ fn facts_change_the_ranking() {
     // A machine without any NVIDIA userspace driver cannot have printed "no CUDA-capable device"
     // (CUDA says so only once libcuda is loaded; without it, that the driver is insufficient):
     // the log is explained from its text, and says why.
-    let bare = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
-    let bare_root = FakeRoot::build(&bare);
-    let run = run_gpuenv(
-        bare_root.path(),
-        &bare.env,
-        &["explain", "--format", "json", "--text", NO_DEVICE],
-    );
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    assert_eq!(
-        answer(&run.stdout),
-        "env-var-misconfiguration",
-        "{}",
-        run.stdout
-    );
-    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let stdout = explain_on("gpu-present-no-driver.toml", NO_DEVICE);
+    assert_eq!(answer(&stdout), "env-var-misconfiguration", "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["refined"], false);
     assert!(
         v["facts_not_used"][0]
             .as_str()
             .unwrap()
             .contains("NVIDIA userspace driver installed"),
-        "{}",
-        run.stdout
+        "{stdout}"
     );
 
     // A working driver and CUDA_VISIBLE_DEVICES set: the driver is ruled out and the variable
@@ -378,44 +378,20 @@ fn a_driver_state_this_machine_does_not_have_is_explained_from_the_text() {
 
 /// `libcudnn.so.8: cannot open` reads the same whether cuDNN 8 is absent or sits where the
 /// loader does not look. In an active conda environment whose `cudnn` package put it in the
-/// environment's lib/, the facts confirm the variable and name the directory; on the same
-/// machine without that environment, cuDNN is missing.
+/// environment's lib/, the facts confirm the variable and name the directory; on a machine
+/// without any cuDNN, it is missing.
 #[test]
 fn a_library_in_a_conda_environment_is_the_variables() {
     let log =
         "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory";
-    let s = Scenario::load(&scenarios_dir().join("python-conda-cudnn-outside-loader-path.toml"));
-    let root = FakeRoot::build(&s);
-    let run = run_gpuenv(
-        root.path(),
-        &s.env,
-        &["explain", "--format", "json", "--text", log],
-    );
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    assert_eq!(
-        answer(&run.stdout),
-        "env-var-misconfiguration",
-        "{}",
-        run.stdout
-    );
+    let stdout = explain_on("python-conda-cudnn-outside-loader-path.toml", log);
+    assert_eq!(answer(&stdout), "env-var-misconfiguration", "{stdout}");
     assert!(
-        run.stdout.contains("/home/user/miniconda3/envs/ml/lib"),
-        "{}",
-        run.stdout
+        stdout.contains("/home/user/miniconda3/envs/ml/lib"),
+        "{stdout}"
     );
 
-    let bare = Scenario::load(&scenarios_dir().join("gpu-present-no-driver.toml"));
-    let bare_root = FakeRoot::build(&bare);
-    let run = run_gpuenv(
-        bare_root.path(),
-        &bare.env,
-        &["explain", "--format", "json", "--text", log],
-    );
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    assert_eq!(answer(&run.stdout), "cudnn-missing", "{}", run.stdout);
-    assert!(
-        run.stdout.contains("no libcudnn.so.8 is installed"),
-        "{}",
-        run.stdout
-    );
+    let stdout = explain_on("gpu-present-no-driver.toml", log);
+    assert_eq!(answer(&stdout), "cudnn-missing", "{stdout}");
+    assert!(stdout.contains("no libcudnn.so.8 is installed"), "{stdout}");
 }

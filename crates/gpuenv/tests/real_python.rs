@@ -240,6 +240,20 @@ fn real_wheel_libraries_are_listed_and_explain_names_their_directory() {
         "{on_disk:?}"
     );
     assert_eq!(reported, on_disk);
+    // `doctor -v` shows them with the environment.
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuenv"))
+        .args(["doctor", "-v", "--all-envs", "--python"])
+        .arg(&venv)
+        .env("GPUENV_NO_NVML", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.contains("own CUDA libraries in")
+            && l.contains("nvidia/cuda_runtime/lib")
+            && l.contains("libcudart.so.12")),
+        "{text}"
+    );
 
     // A system copy of libcudart.so.12 the loader reaches would make the variable moot.
     let system_has_it = report["facts"]["cuda"]["runtimes"]

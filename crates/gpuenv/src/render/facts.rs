@@ -319,6 +319,29 @@ pub fn render(out: &mut dyn Write, f: &Facts) -> io::Result<()> {
         for (k, v) in &e.frameworks.packages {
             writeln!(out, "      {k} {v}")?;
         }
+        // The CUDA libraries the environment holds itself, by directory.
+        let mut by_dir: Vec<(&str, Vec<&str>)> = Vec::new();
+        for path in &e.cuda_libraries {
+            let (dir, name) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
+            match by_dir.iter_mut().find(|(d, _)| *d == dir) {
+                Some((_, names)) => names.push(name),
+                None => by_dir.push((dir, vec![name])),
+            }
+        }
+        for (dir, names) in by_dir {
+            const SHOWN: usize = 6;
+            let more = names.len().saturating_sub(SHOWN);
+            writeln!(
+                out,
+                "      own CUDA libraries in {dir} (not searched by the system loader): {}{}",
+                names[..names.len().min(SHOWN)].join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )?;
+        }
         for err in &e.errors {
             writeln!(out, "      could not read: {err}")?;
         }

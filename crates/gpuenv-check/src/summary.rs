@@ -172,10 +172,44 @@ pub fn summarize(cx: &Context, findings: &[Finding]) -> Vec<LayerSummary> {
     if libs.is_empty() {
         libs.push("no system cuDNN".into());
     }
+    // The cuDNN an environment holds itself (a pip wheel's nvidia/cudnn/lib, a conda env's lib):
+    // its frameworks load it, the system loader does not.
+    let mut own = Vec::new();
+    for env in &f.python.environments {
+        let mut versions: Vec<&str> = Vec::new();
+        for path in &env.cuda_libraries {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let Some(version) = name.strip_prefix("libcudnn.so.") else {
+                continue;
+            };
+            let major = version.split('.').next().unwrap_or(version);
+            // Keep the fullest version of each major (`9.1.0` over `9`).
+            match versions
+                .iter_mut()
+                .find(|v| v.split('.').next() == Some(major))
+            {
+                Some(v) if v.len() < version.len() => *v = version,
+                Some(_) => {}
+                None => versions.push(version),
+            }
+        }
+        for v in versions {
+            let shown = if v.contains('.') {
+                v.to_string()
+            } else {
+                format!("{v}.x")
+            };
+            own.push(format!("cuDNN {shown} in environment {}", env.name));
+        }
+    }
+    let mut text = libs.join(", ");
+    if !own.is_empty() {
+        text = format!("{text}; {}", own.join(", "));
+    }
     out.push(LayerSummary {
         layer: Layer::Libraries,
         status: status(findings, Layer::Libraries, !f.libraries.cudnn.is_empty()),
-        text: libs.join(", "),
+        text,
         environment: None,
     });
     out.extend(python_lines(f, findings));

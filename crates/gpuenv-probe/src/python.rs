@@ -7,8 +7,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use gpuenv_facts::{
-    CondaPackage, Executable, FileConflict, FrameworkFacts, OpencvBuild, PythonDistribution,
-    PythonEnvironment, PythonFacts, Source, Sourced, TensorflowBuild, TorchBuild, VariablePath,
+    CondaPackage, Executable, FileConflict, FrameworkFacts, LinkState, OpencvBuild,
+    PythonDistribution, PythonEnvironment, PythonFacts, Source, Sourced, TensorflowBuild,
+    TorchBuild, VariablePath,
 };
 use gpuenv_kb::Version;
 use gpuenv_python::{conda, frameworks, metadata, names, pyvenv};
@@ -583,7 +584,7 @@ fn read_environment(root: &SystemRoot, e: &mut PythonEnvironment, full: bool) {
 /// The CUDA libraries an environment holds itself: every `lib*.so*` in `site-packages/nvidia/*/lib`
 /// (pip's nvidia-* wheels; CUDA 13's share `nvidia/cu13/lib`) and, where the prefix has a
 /// `conda-meta`, the `libcu*`/`libnv*`/`libnccl*` files of its `lib` (conda's cudnn, cudatoolkit,
-/// cuda-cudart, libcublas ... packages).
+/// cuda-cudart, libcublas ... packages). Dangling and looping links do not count.
 fn cuda_libraries(root: &SystemRoot, e: &PythonEnvironment) -> Vec<String> {
     let is_library = |name: &str| name.starts_with("lib") && name.contains(".so");
     let mut out = Vec::new();
@@ -622,6 +623,7 @@ fn cuda_libraries(root: &SystemRoot, e: &PythonEnvironment) -> Vec<String> {
             );
         }
     }
+    out.retain(|path| root.resolve(path).state == LinkState::Ok);
     out.sort();
     out.dedup();
     out

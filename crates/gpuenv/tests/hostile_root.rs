@@ -62,7 +62,32 @@ fn hostile_root_gives_a_report_not_a_crash() {
     // A symlink loop through the PCI tree.
     symlink("/sys/bus/pci/devices", r.join("sys/bus/pci/devices/loop")).unwrap();
 
+    // A venv whose site-packages/nvidia holds a loop back to itself, a package that is a file,
+    // a library that links to itself and a library name that is not UTF-8.
+    let site = r.join("home/u/venv/lib/python3.10/site-packages");
+    let wheel_lib = site.join("nvidia/cudnn/lib");
+    fs::create_dir_all(&wheel_lib).unwrap();
+    fs::write(r.join("home/u/venv/pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    symlink(
+        "/home/u/venv/lib/python3.10/site-packages/nvidia",
+        site.join("nvidia/loop"),
+    )
+    .unwrap();
+    fs::write(
+        site.join("nvidia/cublas"),
+        b"a file, not a package directory",
+    )
+    .unwrap();
+    fs::write(wheel_lib.join("libcudnn.so.9"), b"").unwrap();
+    symlink("libcudnn_ops.so.9", wheel_lib.join("libcudnn_ops.so.9")).unwrap();
+    fs::write(
+        wheel_lib.join(OsStr::from_bytes(b"libcudnn\xff.so.8")),
+        b"x",
+    )
+    .unwrap();
+
     let mut env = BTreeMap::new();
+    env.insert("VIRTUAL_ENV".to_string(), "/home/u/venv".to_string());
     env.insert("CUDA_HOME".to_string(), "/usr/local/cuda".to_string());
     env.insert(
         "LD_LIBRARY_PATH".to_string(),
@@ -109,6 +134,27 @@ fn hostile_root_gives_a_report_not_a_crash() {
     assert!(
         ids.contains(&"cudnn-broken-link"),
         "the truncated cuDNN is reported broken: {ids:?}"
+    );
+    let venv = facts["python"]["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["prefix"] == "/home/u/venv")
+        .expect("the venv is reported");
+    let own: Vec<&str> = venv["cuda_libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(
+        own.contains(&"/home/u/venv/lib/python3.10/site-packages/nvidia/cudnn/lib/libcudnn.so.9"),
+        "{own:?}"
+    );
+    assert!(own.iter().all(|p| !p.contains('\u{fffd}')), "{own:?}");
+    assert!(
+        own.iter().all(|p| !p.ends_with("libcudnn_ops.so.9")),
+        "a link to itself is no library: {own:?}"
     );
 
     let human = run_gpuenv(r, &env, &["doctor", "-v", "--color", "never"]);

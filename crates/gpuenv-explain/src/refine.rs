@@ -166,7 +166,7 @@ pub fn evaluate(
             }
         }
         FactCheck::GpuArchVsBuild => gpu_arch_vs_build(facts, kb, values, &mut out, &say),
-        FactCheck::LibraryInstalled => library_installed(facts, values, &mut out, &say),
+        FactCheck::LibraryInstalled => library_installed(facts, kb, values, &mut out, &say),
         FactCheck::LibraryUnreachable => library_unreachable(facts, values, &mut out, &say),
         FactCheck::CudnnOtherMajor => {
             for wanted in libraries::wanted(&values.libraries)
@@ -461,27 +461,15 @@ fn gpu_arch_vs_build(
 /// cuDNN major `cudnn-other-major`'s.
 fn library_installed(
     facts: &Facts,
+    kb: Option<&Kb>,
     values: &Extracted,
     out: &mut Vec<FactEvidence>,
     say: &dyn Fn(Effect, String) -> FactEvidence,
 ) {
     let wanted = libraries::wanted(&values.libraries);
-    // Which environments' frameworks want which cuDNN (from their pins).
     if wanted.iter().any(|w| w.stem == "libcudnn") {
-        for env in &facts.python.environments {
-            if let Some(t) = &env.frameworks.torch {
-                for (name, spec) in &t.cuda_pins {
-                    if name.starts_with("nvidia-cudnn") {
-                        out.push(say(
-                            Effect::Notes,
-                            format!(
-                                "torch {} in `{}` pins {name}{spec}",
-                                t.version.value, env.name
-                            ),
-                        ));
-                    }
-                }
-            }
+        for note in cudnn_wanted_by_frameworks(facts, kb) {
+            out.push(say(Effect::Notes, note));
         }
     }
     for w in wanted {
@@ -532,6 +520,50 @@ fn library_installed(
             Place::Unknown => {}
         }
     }
+}
+
+/// Which environments' frameworks want which cuDNN: torch's pins of the nvidia-cudnn wheel (or,
+/// without one, the cuDNN the knowledge base says its build ships), TensorFlow's build_info.
+fn cudnn_wanted_by_frameworks(facts: &Facts, kb: Option<&Kb>) -> Vec<String> {
+    let mut notes = Vec::new();
+    for env in &facts.python.environments {
+        if let Some(t) = &env.frameworks.torch {
+            let pins: Vec<String> = t
+                .cuda_pins
+                .iter()
+                .filter(|(name, _)| name.starts_with("nvidia-cudnn"))
+                .map(|(name, spec)| format!("{name}{spec}"))
+                .collect();
+            if !pins.is_empty() {
+                notes.push(format!(
+                    "torch {} in `{}` pins {}",
+                    t.version.value,
+                    env.name,
+                    pins.join(", ")
+                ));
+            } else if let Some(cudnn) = kb.and_then(|kb| {
+                let (version, variant) = torch_version_and_variant(t)?;
+                kb.frameworks
+                    .torch_variant(&version, &variant)?
+                    .cudnn_version()
+                    .cloned()
+            }) {
+                notes.push(format!(
+                    "torch {} in `{}` ships or pins cuDNN {cudnn} (knowledge base)",
+                    t.version.value, env.name
+                ));
+            }
+        }
+        if let Some(tf) = &env.frameworks.tensorflow {
+            if let Some(cudnn) = &tf.cudnn_version {
+                notes.push(format!(
+                    "TensorFlow {} in `{}` was built for cuDNN {cudnn}",
+                    tf.version, env.name
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// `library-unreachable`: each library the log asks for confirms the variable when it is

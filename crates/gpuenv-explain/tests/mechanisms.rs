@@ -7,8 +7,9 @@
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
 use gpuenv_facts::{
     CudnnInstall, DriverLibrary, Facts, FrameworkFacts, Gpu, KernelModule, LinkState,
-    PythonEnvironment, Source, Sourced,
+    PythonEnvironment, Source, Sourced, TensorflowBuild, TorchBuild,
 };
+use gpuenv_kb::Kb;
 
 fn explainer() -> Explainer {
     Explainer::builtin().unwrap()
@@ -723,4 +724,57 @@ fn a_shown_library_path_with_cudnn_is_shadowing() {
     let without = b"RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)\n$ echo $LD_LIBRARY_PATH\n/usr/local/lib\n";
     let x = e.explain(without, None, None);
     assert_eq!(x.top().unwrap().category, Category::CudnnVersionMismatch);
+}
+
+/// For a missing cuDNN the evidence says which environments' frameworks want which cuDNN: a
+/// TensorFlow build's own build_info, a torch build's cuDNN from the knowledge base when it pins
+/// no cuDNN wheel.
+#[test]
+fn a_missing_cudnn_names_the_frameworks_that_want_one() {
+    let e = explainer();
+    let kb = Kb::builtin().unwrap();
+    let mut facts = with_userspace(machine(1, Some("550.144.03"), None), "550.144.03");
+    let mut torch_env = environment_with("t", &[]);
+    torch_env.frameworks.torch = Some(TorchBuild {
+        version: Sourced::new(
+            "2.1.2+cu121".to_string(),
+            Source::File("torch/version.py".to_string()),
+        ),
+        cuda: Some("12.1".to_string()),
+        hip: None,
+        cuda_pins: Default::default(),
+        cuda_libraries: "bundled".to_string(),
+        site_packages: "/home/u/t/lib/python3.10/site-packages".to_string(),
+    });
+    let mut tf_env = environment_with("tf", &[]);
+    tf_env.frameworks.tensorflow = Some(TensorflowBuild {
+        version: "2.11.0".to_string(),
+        is_cuda_build: Some(true),
+        cuda_version: Some("11.2".to_string()),
+        cudnn_version: Some("8".to_string()),
+        compute_capabilities: Vec::new(),
+        source: "tensorflow/python/platform/build_info.py".to_string(),
+    });
+    facts.python.environments = vec![torch_env, tf_env];
+    let x = e.explain(
+        b"ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n",
+        Some(&facts),
+        Some(&kb),
+    );
+    let evidence = format!("{:?}", x.top().unwrap().evidence);
+    let torch_cudnn = kb
+        .frameworks
+        .torch_variant(&"2.1.2".parse().unwrap(), "cu121")
+        .and_then(|v| v.cudnn_version().cloned())
+        .expect("the knowledge base knows torch 2.1 cu121's cuDNN");
+    assert!(
+        evidence.contains(&format!(
+            "torch 2.1.2+cu121 in `t` ships or pins cuDNN {torch_cudnn}"
+        )),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains("TensorFlow 2.11.0 in `tf` was built for cuDNN 8"),
+        "{evidence}"
+    );
 }

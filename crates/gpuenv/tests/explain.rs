@@ -394,4 +394,16 @@ fn a_library_in_a_conda_environment_is_the_variables() {
     let stdout = explain_on("gpu-present-no-driver.toml", log);
     assert_eq!(answer(&stdout), "cudnn-missing", "{stdout}");
     assert!(stdout.contains("no libcudnn.so.8 is installed"), "{stdout}");
+
+    // A torch venv whose nvidia-cudnn-cu12 wheel was uninstalled: missing, and which framework
+    // wants which cuDNN.
+    if have_cc() {
+        let stdout = explain_on("torch-wheel-cudnn-missing.toml", log);
+        assert_eq!(answer(&stdout), "cudnn-missing", "{stdout}");
+        assert!(
+            stdout.contains("pins nvidia-cudnn-cu12==8.9.2.26")
+                && stdout.contains("no libcudnn.so.8 is installed"),
+            "{stdout}"
+        );
+    }
 }

@@ -1,7 +1,9 @@
 //! The ranking mechanisms beyond plain signatures: category hints (re-ranking a matched
 //! signature's causes, and the weak fallback answer when nothing else answers), the word model's
 //! guess when neither answers, signatures that count only when two different versions are
-//! stated, and conditions on the text beyond single words (another cuDNN major named).
+//! stated, conditions on the text beyond single words (another cuDNN major named, LD_LIBRARY_PATH
+//! shown naming a CUDA directory), the machine's facts (where a missing library is, which
+//! frameworks want which cuDNN), and logs from other machines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};

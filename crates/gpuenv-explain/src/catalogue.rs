@@ -24,6 +24,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("runtime.toml", include_str!("../data/runtime.toml")),
     ("user.toml", include_str!("../data/user.toml")),
     ("hints.toml", include_str!("../data/hints.toml")),
+    ("advice.toml", include_str!("../data/advice.toml")),
 ];
 
 /// Why a catalogue file was rejected.
@@ -51,6 +52,15 @@ struct CatalogueFile {
     signature: Vec<SignatureRow>,
     #[serde(default)]
     hint: Vec<HintRow>,
+    #[serde(default)]
+    advice: Vec<AdviceRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdviceRow {
+    text: String,
+    source: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -169,11 +179,20 @@ pub struct Hint {
     pub sources: Vec<String>,
 }
 
-/// Every signature, and the category hints.
+/// Advice a framework prints as part of its own message (`data/advice.toml`): the words inside
+/// it are not context, so `when` and `unless` words and hint words do not count there.
+#[derive(Debug, Clone)]
+pub struct Advice {
+    pub text: String,
+    pub source: String,
+}
+
+/// Every signature, the category hints, and the frameworks' advice texts.
 #[derive(Debug, Clone)]
 pub struct Catalogue {
     pub signatures: Vec<Signature>,
     pub hints: Vec<Hint>,
+    pub advice: Vec<Advice>,
 }
 
 impl Catalogue {
@@ -186,6 +205,7 @@ impl Catalogue {
     pub fn from_files(files: &[(&str, &str)]) -> Result<Catalogue, CatalogueError> {
         let mut signatures = Vec::new();
         let mut hints = Vec::new();
+        let mut advice = Vec::new();
         let mut ids = std::collections::BTreeSet::new();
         for (name, text) in files {
             let parsed: CatalogueFile =
@@ -272,8 +292,30 @@ impl Catalogue {
             for row in parsed.hint {
                 hints.push(validate_hint(name, row, &mut ids)?);
             }
+            for row in parsed.advice {
+                let invalid = |message: &str| CatalogueError::Invalid {
+                    file: (*name).to_string(),
+                    id: format!("advice `{}`", row.text),
+                    message: message.to_string(),
+                };
+                // Short texts would silence words in ordinary context.
+                if row.text.trim().len() < 20 || row.text.contains('\n') {
+                    return Err(invalid("needs one line of 20 characters or more"));
+                }
+                if !row.source.starts_with("https://") {
+                    return Err(invalid("needs an https:// source link"));
+                }
+                advice.push(Advice {
+                    text: row.text,
+                    source: row.source,
+                });
+            }
         }
-        Ok(Catalogue { signatures, hints })
+        Ok(Catalogue {
+            signatures,
+            hints,
+            advice,
+        })
     }
 }
 

@@ -146,6 +146,10 @@ pub enum TextCheck {
     /// `echo $LD_LIBRARY_PATH`) and it names a CUDA or cuDNN directory: a copy there is found
     /// before the framework's own.
     LdLibraryPathNamesCuda,
+    /// A `SyntaxError: invalid syntax` whose quoted source line (one of the three lines above)
+    /// holds an f-string (`print(f"...")`): Python 3.6+ code run by an older Python, most often
+    /// Python 2 as `python`.
+    FStringSyntaxError,
 }
 
 impl TextCheck {
@@ -154,6 +158,7 @@ impl TextCheck {
         match id {
             "another-cudnn-major" => Some(TextCheck::AnotherCudnnMajor),
             "ld-library-path-names-cuda" => Some(TextCheck::LdLibraryPathNamesCuda),
+            "f-string-syntax-error" => Some(TextCheck::FStringSyntaxError),
             _ => None,
         }
     }
@@ -162,6 +167,32 @@ impl TextCheck {
     pub fn markers() -> impl Iterator<Item = &'static str> {
         ["cudnn", "LD_LIBRARY_PATH"].into_iter()
     }
+}
+
+/// Whether `line` holds a Python f-string literal: `f"`, `f'`, `rf"`, `fr'` (any case) not
+/// preceded by a letter, digit or underscore (`elif'` and `buf"` are not f-strings).
+pub fn has_fstring(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    bytes.iter().enumerate().any(|(i, b)| {
+        if !matches!(b, b'f' | b'F') {
+            return false;
+        }
+        // The prefix may be `f`, `rf` or `fr`: step over an `r` on either side.
+        let (start, after) = match (
+            i.checked_sub(1).and_then(|j| bytes.get(j)),
+            bytes.get(i + 1),
+        ) {
+            (Some(b'r' | b'R'), _) => (i - 1, i + 1),
+            (_, Some(b'r' | b'R')) => (i, i + 2),
+            _ => (i, i + 1),
+        };
+        let quoted = matches!(bytes.get(after), Some(b'"' | b'\''));
+        let word_before = start
+            .checked_sub(1)
+            .and_then(|j| bytes.get(j))
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+        quoted && !word_before
+    })
 }
 
 /// Whether `line` holds a directory path with a `cuda` or `cudnn` component (`/usr/local/cuda/lib64`,
@@ -273,6 +304,30 @@ fn push_unique<T: PartialEq>(v: &mut Vec<T>, item: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn f_strings_are_told_from_words_ending_in_f() {
+        for line in [
+            r#"    print(f"[+] {len(data['matches'])} account found !")"#,
+            r#"    endpoint = f"{BASE_URL}updates""#,
+            "x = F'{a}'",
+            r#"p = rf"\d{n}""#,
+            "p = fR'{x}'",
+        ] {
+            assert!(has_fstring(line), "{line}");
+        }
+        for line in [
+            r#"    print("[+] account found")"#,
+            "if x: pass\nelif'a' in y: pass",
+            r#"buf"x""#,
+            "printf('%d', x)",
+            "f = open(path)",
+            "f",
+            "",
+        ] {
+            assert!(!has_fstring(line), "{line}");
+        }
+    }
 
     #[test]
     fn cudnn_majors_asked_and_named() {

@@ -326,10 +326,14 @@ impl Explainer {
     ) -> Explanation {
         let ScannedLog { text, hits } = scanned;
 
+        // Advice printed with a message is not context, nor a message it quotes
+        // (`data/advice.toml`).
+        let quiet = self.advice_spans(hits);
+
         // Which signatures occur, and on which lines.
         let mut found: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for (i, sig) in self.catalogue.signatures.iter().enumerate() {
-            let lines = self.signature_lines(sig, hits, text);
+            let lines = self.signature_lines(sig, &quiet, hits, text);
             if !lines.is_empty() {
                 found.push((i, lines));
             }
@@ -368,16 +372,21 @@ impl Explainer {
                 let mut log = lines.clone();
                 let mut favoured = false;
                 for word in &cause.when {
-                    let id = self.matcher.id(word);
-                    if hits.any(id) {
+                    let outside =
+                        self.matcher
+                            .context_lines(self.matcher.id(word), &quiet, hits, text);
+                    if let Some(first) = outside.first() {
                         favoured = true;
                         score += (1.0 - score) * 0.4;
-                        if let Some(first) = hits.lines(id, text).first() {
-                            log.push(*first);
-                        }
+                        log.push(*first);
                     }
                 }
-                let mut argued = cause.unless.iter().any(|w| hits.any(self.matcher.id(w)));
+                let mut argued = cause.unless.iter().any(|w| {
+                    !self
+                        .matcher
+                        .context_lines(self.matcher.id(w), &quiet, hits, text)
+                        .is_empty()
+                });
                 // Conditions that take more than a word: each counts like one.
                 for check in &cause.when_text {
                     if let Some(line) = self.text_check(*check, lines, hits, text) {
@@ -395,7 +404,7 @@ impl Explainer {
                 }
                 // Category hints speak where the cause's own words did not.
                 for hint in &self.catalogue.hints {
-                    let Some(first) = self.hint_line(hint, hits, text) else {
+                    let Some(first) = self.hint_line(hint, &quiet, hits, text) else {
                         continue;
                     };
                     if hint.category == cause.category && !favoured {
@@ -497,7 +506,7 @@ impl Explainer {
             .first()
             .is_none_or(|d| d.confidence < ANSWER_FLOOR)
         {
-            diagnoses.extend(self.hint_diagnoses(hits, text, facts, kb, &values));
+            diagnoses.extend(self.hint_diagnoses(hits, &quiet, text, facts, kb, &values));
             diagnoses.sort_by(by_confidence);
             // One entry per category: the stronger of a weak signature's and a hint's.
             let mut seen: Vec<Category> = Vec::new();
@@ -586,6 +595,11 @@ impl Explainer {
                 )?;
                 cudnn.iter().find(|(line, _)| *line == number).copied()
             }
+            TextCheck::FStringSyntaxError => sig_lines.iter().find_map(|(line, _)| {
+                (line.saturating_sub(3).max(1)..*line)
+                    .find(|above| extract::has_fstring(text.line(*above)))
+                    .map(|above| (above, text.line_starts.get(above - 1).copied().unwrap_or(0)))
+            }),
             TextCheck::LdLibraryPathNamesCuda => hits
                 .lines(self.matcher.id("LD_LIBRARY_PATH"), text)
                 .into_iter()
@@ -601,12 +615,32 @@ impl Explainer {
         }
     }
 
-    /// The first line (with the match offset) where one of a hint's words occurs.
-    fn hint_line(&self, hint: &Hint, hits: &Hits, text: &Text) -> Option<(usize, usize)> {
+    /// The first line (with the match offset) where one of a hint's words occurs as context.
+    fn hint_line(
+        &self,
+        hint: &Hint,
+        quiet: &[(usize, usize)],
+        hits: &Hits,
+        text: &Text,
+    ) -> Option<(usize, usize)> {
         hint.words
             .iter()
-            .filter_map(|w| hits.lines(self.matcher.id(w), text).first().copied())
+            .filter_map(|w| {
+                self.matcher
+                    .context_lines(self.matcher.id(w), quiet, hits, text)
+                    .first()
+                    .copied()
+            })
             .min()
+    }
+
+    /// Where the frameworks' advice texts occur: words inside them are not context.
+    fn advice_spans(&self, hits: &Hits) -> Vec<(usize, usize)> {
+        self.catalogue
+            .advice
+            .iter()
+            .flat_map(|a| self.matcher.spans(self.matcher.id(&a.text), hits))
+            .collect()
     }
 
     /// The weak answers from category hints, for a log where no signature gives one. Hints of
@@ -616,6 +650,7 @@ impl Explainer {
     fn hint_diagnoses(
         &self,
         hits: &Hits,
+        quiet: &[(usize, usize)],
         text: &Text,
         facts: Option<&Facts>,
         kb: Option<&Kb>,
@@ -629,7 +664,10 @@ impl Explainer {
                 let mut lines: Vec<(usize, usize)> = h
                     .words
                     .iter()
-                    .flat_map(|w| hits.lines(self.matcher.id(w), text))
+                    .flat_map(|w| {
+                        self.matcher
+                            .context_lines(self.matcher.id(w), quiet, hits, text)
+                    })
                     .collect();
                 lines.sort_unstable();
                 lines.dedup_by_key(|(line, _)| *line);
@@ -652,7 +690,12 @@ impl Explainer {
             let words: Vec<String> = hint
                 .words
                 .iter()
-                .filter(|w| hits.any(self.matcher.id(w)))
+                .filter(|w| {
+                    !self
+                        .matcher
+                        .context_lines(self.matcher.id(w), quiet, hits, text)
+                        .is_empty()
+                })
                 .map(|w| format!("`{w}`"))
                 .collect();
             let mut evidence = log_evidence(text, &lines);
@@ -698,11 +741,20 @@ impl Explainer {
     /// a Python prompt prints a call's result: `>>> tf.test.is_built_with_cuda()` / `False`);
     /// for a `versions_differ`
     /// signature, the lines that state a version, and only when two of them differ.
-    fn signature_lines(&self, sig: &Signature, hits: &Hits, text: &Text) -> Vec<(usize, usize)> {
+    fn signature_lines(
+        &self,
+        sig: &Signature,
+        quiet: &[(usize, usize)],
+        hits: &Hits,
+        text: &Text,
+    ) -> Vec<(usize, usize)> {
         let mut lines: Vec<(usize, usize)> = sig
             .patterns
             .iter()
-            .flat_map(|p| hits.lines(self.matcher.id(p), text))
+            .flat_map(|p| {
+                self.matcher
+                    .lines_outside(self.matcher.id(p), quiet, hits, text)
+            })
             .collect();
         if lines.is_empty() {
             return lines;

@@ -1,6 +1,6 @@
 //! One pass over the text with one multi-pattern automaton (Aho-Corasick) holding every string
 //! the catalogue mentions: signature patterns, same-line requirements, the context words of
-//! the causes, the category hints' words, and the markers `provenance` reads. The pass records, per string, where it occurs.
+//! the causes, the category hints' words, the frameworks' advice texts, and the markers `provenance` reads. The pass records, per string, where it occurs.
 
 use std::collections::HashMap;
 
@@ -17,6 +17,8 @@ const KEEP: usize = 16;
 pub struct Matcher {
     automaton: AhoCorasick,
     index: HashMap<String, usize>,
+    /// The byte length of each string as matched (folded quotes, ASCII lower case).
+    lengths: Vec<usize>,
     count: usize,
 }
 
@@ -62,6 +64,7 @@ impl Matcher {
         for hint in &catalogue.hints {
             hint.words.iter().for_each(|p| add(p));
         }
+        catalogue.advice.iter().for_each(|a| add(&a.text));
         crate::provenance::markers().for_each(&mut add);
         crate::extract::TextCheck::markers().for_each(add);
         let automaton = AhoCorasickBuilder::new()
@@ -71,6 +74,7 @@ impl Matcher {
         Ok(Matcher {
             automaton,
             count: strings.len(),
+            lengths: strings.iter().map(String::len).collect(),
             index,
         })
     }
@@ -80,6 +84,95 @@ impl Matcher {
         self.index
             .get(&fold_quotes(s).to_ascii_lowercase())
             .copied()
+    }
+
+    /// The byte spans `[start, end)` of the kept occurrences of string `id`.
+    pub fn spans(&self, id: Option<usize>, hits: &Hits) -> Vec<(usize, usize)> {
+        let Some(i) = id else {
+            return Vec::new();
+        };
+        let (Some(occ), Some(len)) = (hits.by_string.get(i), self.lengths.get(i)) else {
+            return Vec::new();
+        };
+        if occ.count == 0 {
+            return Vec::new();
+        }
+        occ.first
+            .iter()
+            .chain(std::iter::once(&occ.last))
+            .map(|start| (*start, start + len))
+            .collect()
+    }
+
+    /// The kept occurrences of string `id` (as `Hits::lines` gives them) that can count as context
+    /// around a message: those that start a word (`hang` in `changing` is not the word `hang`;
+    /// `CUDA_VISIBLE_DEVICES` in `NVIDIA_VISIBLE_DEVICES` is not that variable) and lie outside
+    /// every span of `quiet` (the advice a framework prints with its own message is not context).
+    pub fn context_lines(
+        &self,
+        id: Option<usize>,
+        quiet: &[(usize, usize)],
+        hits: &Hits,
+        text: &Text,
+    ) -> Vec<(usize, usize)> {
+        let bytes = text.text.as_bytes();
+        let starts_word = |offset: usize| {
+            let first = bytes.get(offset).copied().unwrap_or(b' ');
+            let before = offset
+                .checked_sub(1)
+                .and_then(|o| bytes.get(o))
+                .copied()
+                .unwrap_or(b' ');
+            !first.is_ascii_alphanumeric() || !before.is_ascii_alphanumeric()
+        };
+        self.kept_lines(id, hits, text, |offset, len| {
+            starts_word(offset) && !inside(quiet, offset, len)
+        })
+    }
+
+    /// The kept occurrences of string `id` that lie outside every span of `quiet`: a message
+    /// quoted inside a framework's advice (`If you see CUPTI_ERROR_INSUFFICIENT_PRIVILEGES,
+    /// refer to ...`) is not that message.
+    pub fn lines_outside(
+        &self,
+        id: Option<usize>,
+        quiet: &[(usize, usize)],
+        hits: &Hits,
+        text: &Text,
+    ) -> Vec<(usize, usize)> {
+        self.kept_lines(id, hits, text, |offset, len| !inside(quiet, offset, len))
+    }
+
+    /// The kept occurrences of string `id` for which `keep(offset, length)` holds, as (line,
+    /// offset), one per line. When more occurrences were seen than kept, the unkept ones are
+    /// assumed to count, so all of them are.
+    fn kept_lines(
+        &self,
+        id: Option<usize>,
+        hits: &Hits,
+        text: &Text,
+        keep: impl Fn(usize, usize) -> bool,
+    ) -> Vec<(usize, usize)> {
+        let Some(i) = id else {
+            return Vec::new();
+        };
+        let (Some(occ), Some(len)) = (hits.by_string.get(i), self.lengths.get(i)) else {
+            return Vec::new();
+        };
+        if occ.count == 0 {
+            return Vec::new();
+        }
+        let kept_all = occ.count <= occ.first.len() + 1;
+        let mut lines: Vec<(usize, usize)> = occ
+            .first
+            .iter()
+            .chain(std::iter::once(&occ.last))
+            .filter(|offset| !kept_all || keep(**offset, *len))
+            .map(|offset| (text.line_of(*offset), *offset))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup_by_key(|(line, _)| *line);
+        lines
     }
 
     /// The number of distinct strings in the automaton.
@@ -132,4 +225,12 @@ impl Hits {
         lines.dedup_by_key(|(line, _)| *line);
         lines
     }
+}
+
+/// Whether `[offset, offset + len)` lies inside one of `spans` and is shorter than it: a string
+/// that is the whole span is that text itself, not something quoted inside it.
+fn inside(spans: &[(usize, usize)], offset: usize, len: usize) -> bool {
+    spans
+        .iter()
+        .any(|(start, end)| offset >= *start && offset + len <= *end && len < end - start)
 }

@@ -2,7 +2,8 @@
 //! signature's causes, and the weak fallback answer when nothing else answers), the word model's
 //! guess when neither answers, signatures that count only when two different versions are
 //! stated, conditions on the text beyond single words (another cuDNN major named, LD_LIBRARY_PATH
-//! shown naming a CUDA directory), the machine's facts (where a missing library is, which
+//! shown naming a CUDA directory), which words count as context (not inside a framework's own
+//! advice, only at the start of a word), the machine's facts (where a missing library is, which
 //! frameworks want which cuDNN), and logs from other machines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -212,6 +213,139 @@ sources = ["https://example.org/report"]
     assert!(Catalogue::from_files(&[("low.toml", &hint(0.2, ""))]).is_err());
     assert!(Catalogue::from_files(&[("self.toml", &hint(0.35, "\"wsl\""))]).is_err());
     assert!(Catalogue::from_files(&[("bad.toml", &hint(0.35, "\"no-such\""))]).is_err());
+}
+
+/// A one-signature catalogue whose second cause is favoured by `word`, with one advice text.
+fn catalogue_with_word(word: &str) -> Explainer {
+    let toml = format!(
+        r#"
+[[signature]]
+id = "s"
+patterns = ["CUDA unknown error"]
+frameworks = ["pytorch"]
+weight = 0.9
+explanation = "e"
+sources = ["https://example.org/report"]
+[[signature.cause]]
+category = "hardware-or-driver-state"
+prior = 0.6
+fix = "f"
+[[signature.cause]]
+category = "env-var-misconfiguration"
+prior = 0.3
+when = ["{word}"]
+fix = "f"
+
+[[advice]]
+text = "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start"
+source = "https://example.org/source"
+"#
+    );
+    Explainer::new(Catalogue::from_files(&[("c.toml", &toml)]).unwrap()).unwrap()
+}
+
+#[test]
+fn words_inside_a_frameworks_advice_are_not_context() {
+    let x = catalogue_with_word("CUDA_VISIBLE_DEVICES");
+    let message = "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.\n";
+    let bare = x.explain(message.as_bytes(), None, None);
+    assert_eq!(
+        bare.top().unwrap().category,
+        Category::HardwareOrDriverState
+    );
+    // The same word outside the advice is context and favours the variable.
+    let set = format!("$ CUDA_VISIBLE_DEVICES=3 python train.py\n{message}");
+    let with_context = x.explain(set.as_bytes(), None, None);
+    assert_eq!(
+        with_context.top().unwrap().category,
+        Category::EnvVarMisconfiguration
+    );
+}
+
+#[test]
+fn a_context_word_must_start_a_word() {
+    let x = catalogue_with_word("hang");
+    // `hang` inside `changing` is not the word.
+    let inside = x.explain(b"CUDA unknown error while changing the batch\n", None, None);
+    assert_eq!(
+        inside.top().unwrap().category,
+        Category::HardwareOrDriverState
+    );
+    let word = x.explain(b"CUDA unknown error, then it hangs\n", None, None);
+    assert_eq!(
+        word.top().unwrap().category,
+        Category::EnvVarMisconfiguration
+    );
+}
+
+#[test]
+fn an_f_string_above_a_syntax_error_is_an_older_python() {
+    let x = explainer();
+    let py2 = x.explain(
+        b"$ python hunt.py\n  File \"hunt.py\", line 58\n    print(f\"[+] {n} found\")\n                        ^\nSyntaxError: invalid syntax\n",
+        None,
+        None,
+    );
+    assert_eq!(py2.top().unwrap().category, Category::PythonEnvMismatch);
+    // Without one it is the code, and said with less confidence.
+    let typo = x.explain(
+        b"  File \"a.py\", line 3\n    x = = 2\n        ^\nSyntaxError: invalid syntax\n",
+        None,
+        None,
+    );
+    let top = typo.top().unwrap();
+    assert_eq!(top.category, Category::NotAnEnvironmentProblem);
+    assert_ne!(top.level, Level::High);
+}
+
+#[test]
+fn a_message_quoted_in_advice_is_not_that_message() {
+    // PyTorch's profiler prints this whenever CUPTI does not start, whatever the reason.
+    let log = b"WARNING:2024-02-02 09:53:39 166:166 init.cpp:155] function cbapi->getCuptiStatus() failed with error CUPTI_ERROR_NOT_INITIALIZED (15)\nINFO:2024-02-02 09:53:39 166:166 init.cpp:158] If you see CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, refer to https://developer.nvidia.com/nvidia-development-tools-solutions-err-nvgpuctrperm-cupti\n";
+    let x = explainer().explain(log, None, None);
+    assert!(
+        x.diagnoses
+            .iter()
+            .all(|d| d.signature != "cupti-insufficient-privileges"),
+        "{:?}",
+        x.diagnoses
+    );
+    // The message itself still counts.
+    let real = explainer().explain(
+        b"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: the user does not have permission to profile\n",
+        None,
+        None,
+    );
+    assert_eq!(
+        real.top().unwrap().category,
+        Category::PermissionsDeviceNodes
+    );
+}
+
+#[test]
+fn advice_is_validated() {
+    let advice = |text: &str, source: &str| {
+        format!("[[advice]]\ntext = \"{text}\"\nsource = \"{source}\"\n")
+    };
+    assert!(Catalogue::from_files(&[(
+        "ok.toml",
+        &advice(
+            "or manually add a path to LD_LIBRARY_PATH",
+            "https://example.org/s"
+        )
+    )])
+    .is_ok());
+    // Short texts would silence ordinary context; every text names where it is printed.
+    assert!(Catalogue::from_files(&[(
+        "short.toml",
+        &advice("LD_LIBRARY_PATH", "https://example.org/s")
+    )])
+    .is_err());
+    assert!(Catalogue::from_files(&[(
+        "nosource.toml",
+        &advice("or manually add a path to LD_LIBRARY_PATH", "example.org")
+    )])
+    .is_err());
 }
 
 /// A machine with `gpus` NVIDIA GPUs on the bus, the given kernel module state, and

@@ -88,15 +88,9 @@ impl Matcher {
 
     /// The byte spans `[start, end)` of the kept occurrences of string `id`.
     pub fn spans(&self, id: Option<usize>, hits: &Hits) -> Vec<(usize, usize)> {
-        let Some(i) = id else {
+        let Some((occ, len)) = self.occurrences(id, hits) else {
             return Vec::new();
         };
-        let (Some(occ), Some(len)) = (hits.by_string.get(i), self.lengths.get(i)) else {
-            return Vec::new();
-        };
-        if occ.count == 0 {
-            return Vec::new();
-        }
         occ.first
             .iter()
             .chain(std::iter::once(&occ.last))
@@ -153,26 +147,31 @@ impl Matcher {
         text: &Text,
         keep: impl Fn(usize, usize) -> bool,
     ) -> Vec<(usize, usize)> {
-        let Some(i) = id else {
+        let Some((occ, len)) = self.occurrences(id, hits) else {
             return Vec::new();
         };
-        let (Some(occ), Some(len)) = (hits.by_string.get(i), self.lengths.get(i)) else {
-            return Vec::new();
-        };
-        if occ.count == 0 {
-            return Vec::new();
-        }
         let kept_all = occ.count <= occ.first.len() + 1;
         let mut lines: Vec<(usize, usize)> = occ
             .first
             .iter()
             .chain(std::iter::once(&occ.last))
-            .filter(|offset| !kept_all || keep(**offset, *len))
+            .filter(|offset| !kept_all || keep(**offset, len))
             .map(|offset| (text.line_of(*offset), *offset))
             .collect();
         lines.sort_unstable();
         lines.dedup_by_key(|(line, _)| *line);
         lines
+    }
+
+    /// Where string `id` occurs and its length; None when it does not occur.
+    fn occurrences<'h>(
+        &self,
+        id: Option<usize>,
+        hits: &'h Hits,
+    ) -> Option<(&'h Occurrences, usize)> {
+        let i = id?;
+        let occ = hits.by_string.get(i).filter(|o| o.count > 0)?;
+        Some((occ, *self.lengths.get(i)?))
     }
 
     /// The number of distinct strings in the automaton.

@@ -738,7 +738,8 @@ impl Explainer {
 
     /// The lines (with the match offset) where a signature occurs: a pattern, and one of its
     /// `requires_on_line` words on the same line when it has any (or alone on the next line, as
-    /// a Python prompt prints a call's result: `>>> tf.test.is_built_with_cuda()` / `False`);
+    /// a Python prompt prints a call's result: `>>> tf.test.is_built_with_cuda()` / `False`; or
+    /// on the line above when the pattern opens its line, a message wrapped in two);
     /// for a `versions_differ`
     /// signature, the lines that state a version, and only when two of them differ.
     fn signature_lines(
@@ -774,7 +775,22 @@ impl Explainer {
                         .iter()
                         .any(|w| next.eq_ignore_ascii_case(w))
             };
-            lines.retain(|(line, _)| required.contains(line) || result_below(*line));
+            // A message the terminal or the paste wrapped: the pattern opens its line and the
+            // line above ends the first part (`ImportError: .../_torch_sox.so: ` /
+            // `undefined symbol: _ZN2at...`).
+            let wrapped_from_above = |line: usize, offset: usize| {
+                let start = text.line_starts.get(line.wrapping_sub(1)).copied();
+                line > 1
+                    && required.contains(&(line - 1))
+                    && start.is_some_and(|start| {
+                        text.text
+                            .get(start..offset)
+                            .is_some_and(|before| before.trim().is_empty())
+                    })
+            };
+            lines.retain(|(line, offset)| {
+                required.contains(line) || result_below(*line) || wrapped_from_above(*line, *offset)
+            });
         }
         lines.sort_unstable();
         lines.dedup_by_key(|(line, _)| *line);

@@ -323,6 +323,39 @@ fn a_message_quoted_in_advice_is_not_that_message() {
 }
 
 #[test]
+fn a_message_wrapped_in_two_lines_is_still_the_message() {
+    let x = explainer();
+    let wrapped = x.explain(
+        b"ImportError: /venv/lib/python3.6/site-packages/torchaudio/_torch_sox.cpython-36m-x86_64-linux-gnu.so: \nundefined symbol: _ZN2at19NonVariableTypeMode10is_enabledEv\n",
+        None,
+        None,
+    );
+    assert!(
+        wrapped
+            .diagnoses
+            .iter()
+            .any(|d| d.signature == "undefined-symbol-torch-extension"),
+        "{:?}",
+        wrapped.diagnoses
+    );
+    // Not when the line above is something else, or the pattern does not open its line.
+    for text in [
+        &b"Loading model\nundefined symbol: _ZN2at19NonVariableTypeMode10is_enabledEv\n"[..],
+        &b"ImportError: /x/y.so: \nnote: undefined symbol: _ZN2at19NonVariableTypeMode10is_enabledEv\n"[..],
+    ] {
+        let other = x.explain(text, None, None);
+        assert!(
+            other
+                .diagnoses
+                .iter()
+                .all(|d| d.signature != "undefined-symbol-torch-extension"),
+            "{:?}",
+            other.diagnoses
+        );
+    }
+}
+
+#[test]
 fn advice_is_validated() {
     let advice = |text: &str, source: &str| {
         format!("[[advice]]\ntext = \"{text}\"\nsource = \"{source}\"\n")

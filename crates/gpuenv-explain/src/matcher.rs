@@ -99,8 +99,8 @@ impl Matcher {
     }
 
     /// The kept occurrences of string `id` (as `Hits::lines` gives them) that can count as context
-    /// around a message: those that start a word (`hang` in `changing` is not the word `hang`;
-    /// `CUDA_VISIBLE_DEVICES` in `NVIDIA_VISIBLE_DEVICES` is not that variable) and lie outside
+    /// around a message: those that start a word (`hang` in `changing` is not the word `hang`,
+    /// nor `root` in `chroot`; a word after `_`, `-`, `/` or `.` still starts one) and lie outside
     /// every span of `quiet` (the advice a framework prints with its own message is not context).
     pub fn context_lines(
         &self,

@@ -65,9 +65,10 @@ fn patterns() -> Option<&'static Patterns> {
                 // A cuDNN named with its version: the loader names above, `cuDNN version: 8.0.2`,
                 // `cudnn 8.9`, `CUDA/cuDNN version: 10.1/8.0.2.39`, `nvidia-cudnn-cu12==9.1.0.70`
                 // (or pip list's `nvidia-cudnn-cu12  9.1.0.70`), Debian's `libcudnn8`, image tags'
-                // `cudnn8-runtime`, `cudnn9`.
+                // `cudnn8-runtime`, `cudnn9`, and an install directory's `cudnn-6.0/lib64`,
+                // `cudnn/v8.0.3.33-cuda.11.0`.
                 cudnn_named: Regex::new(
-                    r"(?i)(?:libcudnn[a-z_]*\.so\.|cudnn[a-z_]*64_)([0-9]{1,2})\b|\bcudnn(?:\s+version)?\s*[:=]?\s*v?([0-9]{1,2})\.[0-9]+|cuda/cudnn\s+version\s*:?\s*[0-9.]+\s*/\s*([0-9]{1,2})\.|nvidia-cudnn-cu[0-9]{2}\s*(?:==|\s)\s*([0-9]{1,2})\.|\blib(?:cudnn)([0-9]{1,2})\b|\bcudnn([0-9]{1,2})(?:\b|[-_])",
+                    r"(?i)(?:libcudnn[a-z_]*\.so\.|cudnn[a-z_]*64_)([0-9]{1,2})\b|\bcudnn(?:\s+version)?\s*[:=\-/]?\s*v?([0-9]{1,2})\.[0-9]+|cuda/cudnn\s+version\s*:?\s*[0-9.]+\s*/\s*([0-9]{1,2})\.|nvidia-cudnn-cu[0-9]{2}\s*(?:==|\s)\s*([0-9]{1,2})\.|\blib(?:cudnn)([0-9]{1,2})\b|\bcudnn([0-9]{1,2})(?:\b|[-_])",
                 )
                 .ok()?,
             })
@@ -150,6 +151,9 @@ pub enum TextCheck {
     /// holds an f-string (`print(f"...")`): Python 3.6+ code run by an older Python, most often
     /// Python 2 as `python`.
     FStringSyntaxError,
+    /// A line of the log carried Docker Compose's service column (`qna-transformers_1  | `,
+    /// `ollama-1  | `, which normalising strips): the program ran in a container Compose started.
+    ComposeLogPrefix,
 }
 
 impl TextCheck {
@@ -159,6 +163,7 @@ impl TextCheck {
             "another-cudnn-major" => Some(TextCheck::AnotherCudnnMajor),
             "ld-library-path-names-cuda" => Some(TextCheck::LdLibraryPathNamesCuda),
             "f-string-syntax-error" => Some(TextCheck::FStringSyntaxError),
+            "compose-log-prefix" => Some(TextCheck::ComposeLogPrefix),
             _ => None,
         }
     }
@@ -352,6 +357,11 @@ mod tests {
             ("nvidia-cudnn-cu12        9.1.0.70", 9),
             ("ii  libcudnn8  8.9.7.29-1+cuda12.2  amd64", 8),
             ("FROM nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", 8),
+            (
+                "LD_LIBRARY_PATH=/home/u/cudnn-6.0/lib64:/usr/local/cuda-8.0/lib64",
+                6,
+            ),
+            ("/public/apps/cudnn/v8.0.3.33-cuda.11.0/cuda/lib64", 8),
             (
                 "libcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9",
                 9,

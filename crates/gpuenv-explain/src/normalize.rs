@@ -1,6 +1,7 @@
 //! Turns what people paste into plain lines: lossy UTF-8, CRLF and lone CR, ANSI escape
 //! sequences, TensorFlow/XLA (absl) log prefixes, Jupyter's traceback arrows, and a log pasted
-//! as one JSON string with literal `\n`s. Line numbers stay those of the input.
+//! as one JSON string with literal `\n`s. Line numbers stay those of the input; where a Docker
+//! Compose service column was stripped is remembered.
 
 use std::borrow::Cow;
 
@@ -10,6 +11,9 @@ pub struct Text {
     pub text: String,
     /// Byte offset in `text` where each line starts; line `i` (0-based) is input line `i + 1`.
     pub line_starts: Vec<usize>,
+    /// The first line (1-based) that carried Docker Compose's service column (`app-1  | `),
+    /// stripped like the other prefixes: the log came from a container Compose started.
+    pub compose_line: Option<usize>,
 }
 
 impl Text {
@@ -56,17 +60,24 @@ pub fn normalize(input: &[u8]) -> Text {
     let mut out = Text {
         text: String::with_capacity(source.len()),
         line_starts: Vec::with_capacity(source.len() / 60 + 1),
+        compose_line: None,
     };
     for raw in source.split('\n') {
         out.line_starts.push(out.text.len());
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let line = progress_bar_tail(line);
-        if line.contains('\u{1b}') {
-            let clean = strip_ansi(line);
-            out.text.push_str(strip_prefixes(&clean));
+        let clean = if line.contains('\u{1b}') {
+            Cow::Owned(strip_ansi(line))
         } else {
-            out.text.push_str(strip_prefixes(line));
+            Cow::Borrowed(line)
+        };
+        if out.compose_line.is_none() {
+            let unquoted = strip_quote(&clean);
+            if strip_compose(unquoted).len() < unquoted.len() {
+                out.compose_line = Some(out.line_starts.len());
+            }
         }
+        out.text.push_str(strip_prefixes(&clean));
         out.text.push('\n');
     }
     // `split` yields a last empty piece after a trailing newline; drop its line.
@@ -405,6 +416,8 @@ mod tests {
             "|   0  NVIDIA GeForce RTX 3090   | 00000000:01:00.0 Off |"
         );
         assert_eq!(t.line(6), "name | value");
+        assert_eq!(t.compose_line, Some(3));
+        assert_eq!(normalize(b"name | value\nx_1 y | z").compose_line, None);
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! The ranking mechanisms beyond plain signatures: category hints (re-ranking a matched
-//! signature's causes, and the weak fallback answer when nothing else answers), the word model's
-//! guess when neither answers, signatures that count only when two different versions are
-//! stated, conditions on the text beyond single words (another cuDNN major named, LD_LIBRARY_PATH
-//! shown naming a CUDA directory), which words count as context (not inside a framework's own
-//! advice, only at the start of a word), the machine's facts (where a missing library is, which
-//! frameworks want which cuDNN), and logs from other machines.
+//! The ranking mechanisms beyond plain signatures: category hints (re-ranking a matched signature's
+//! causes, and the weak fallback answer when nothing else answers), the word model's guess when
+//! neither answers, signatures that count only when two different versions are stated, conditions
+//! on the text beyond single words (another cuDNN major named, LD_LIBRARY_PATH shown naming a CUDA
+//! directory, a Docker Compose service column), which words count as context (not inside a
+//! framework's own advice, only at the start of a word), the machine's facts (where a missing
+//! library is, which frameworks want which cuDNN), and logs from other machines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
@@ -946,4 +946,58 @@ fn a_missing_cudnn_names_the_frameworks_that_want_one() {
         evidence.contains("TensorFlow 2.11.0 in `tf` was built for cuDNN 8"),
         "{evidence}"
     );
+}
+
+#[test]
+fn a_compose_service_column_says_the_program_ran_in_a_container() {
+    let message = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n";
+    let bare = explainer().explain(message.as_bytes(), None, None);
+    assert_eq!(bare.top().unwrap().category, Category::DriverMissing);
+    // The same line under Docker Compose's prefix (normalising strips it, and remembers it).
+    let composed =
+        format!("qna-transformers_1  |     torch._C._cuda_init()\nqna-transformers_1  | {message}");
+    let x = explainer().explain(composed.as_bytes(), None, None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::ContainerRuntime);
+}
+
+#[test]
+fn a_log_naming_wsl_argues_against_a_container_cause() {
+    let log = b"nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown\n";
+    let plain = explainer().explain(log, None, None);
+    assert_eq!(plain.top().unwrap().category, Category::ContainerRuntime);
+    let mut under_wsl = log.to_vec();
+    under_wsl.extend_from_slice(b"I'm using WSL2 (latest Docker Desktop).\n");
+    let x = explainer().explain(&under_wsl, None, None);
+    assert_eq!(x.top().unwrap().category, Category::Wsl);
+    let container = x
+        .diagnoses
+        .iter()
+        .find(|d| d.category == Category::ContainerRuntime)
+        .unwrap();
+    let before = plain.top().unwrap().confidence;
+    assert!(
+        container.confidence < before * 0.6,
+        "{} against {before}",
+        container.confidence
+    );
+}
+
+#[test]
+fn docker_asked_for_gpus_on_intel_graphics_has_no_nvidia_gpu() {
+    let log = b"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n\nI'm using Ubuntu 22.04.02 LTS\nGraphics Mesa Intel\xc2\xae Xe Graphics (TGL GT2)\n";
+    let x = explainer().explain(log, None, None);
+    assert_eq!(x.top().unwrap().category, Category::DriverMissing);
+}
+
+#[test]
+fn a_loader_message_cut_after_the_library_name_still_counts() {
+    let x = explainer().explain(b"ImportError: libcusolver.so.8.0\n", None, None);
+    assert_eq!(x.top().unwrap().category, Category::CudaRuntimeLibMissing);
+    // A name alone, without the loader's words, is not the message.
+    let y = explainer().explain(b"linking against libcusolver.so.8.0\n", None, None);
+    assert!(y
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::CudaRuntimeLibMissing || d.hint));
 }

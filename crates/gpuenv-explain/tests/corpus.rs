@@ -594,7 +594,18 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 /// (printed whenever the variable is set) no longer read as the variable named by the user
 /// (`data/advice.toml`). In tests/corpus: 2035 cases, 1793/2035 = 88.1% top-1 (word model
 /// leave-one-out: 104 answered, 56 rightly), 57 confident wrong answers, none on
-/// `not-an-environment-problem`.
+/// `not-an-environment-problem`. Then, for the machine rather than the text: `CUDA driver
+/// version is insufficient` on a machine with no NVIDIA driver at all is that (a cause that only
+/// the facts can name; 7 of the 27 such reports in the unseen batches were machines without one).
+///
+/// heldout30 (12 reports from one collector with 70 look-ups, every category, 2,605 URLs
+/// excluded; sent to mid-sized GPU projects of 2021-2025; 3 labels "less certain"), measured with
+/// all of the above: 8/12 = 66.7% with the catalogue alone, 9/12 = 75.0% with the word model (1
+/// answered by it, rightly), no confident wrong answer; 8 of the 9 sure labels. Pooled over
+/// heldout12-30 (1001 reports): 679/1001 = 67.8% and 729/1001 = 72.8%; over the sure labels of
+/// heldout27-30, 114/143 = 79.7%. Nothing was changed for it. In tests/corpus: 2047 cases,
+/// 1803/2047 = 88.1% top-1 (word model leave-one-out: 105 answered, 58 rightly), 57 confident
+/// wrong answers, none on `not-an-environment-problem`.
 #[test]
 fn corpus_accuracy() {
     let cases = load_cases();
@@ -827,11 +838,14 @@ fn logs_from_elsewhere_keep_their_answers() {
         text_right += usize::from(alone.top().map(|d| d.category) == Some(case.expected));
         answers.push(scanned);
     }
-    // What the wrong facts may cost at most: floors a little under today's losses (6, 17 and 30
-    // answers of 1820). Without the contradiction check the healthy machine lost 29 of 1473;
+    // What the wrong facts may cost at most: floors a little under today's losses (8, 34 and 47
+    // answers of 2028). Without the contradiction check the healthy machine lost 29 of 1473;
     // before a driver too old for the CUDA in use was one of the machine states it reads, 13 of
-    // 1565.
-    for (kind, may_lose) in [("healthy", 0.01), ("bare", 0.015), ("build-vm", 0.025)] {
+    // 1565. The machines without a loaded driver lose more since `CUDA driver version is
+    // insufficient` is read as no driver where there is none (14 answers each): on the machine
+    // the log comes from that is the better answer (7 of 27 such unseen reports were machines
+    // without an NVIDIA driver), and a log from elsewhere wants `--no-probe`.
+    for (kind, may_lose) in [("healthy", 0.01), ("bare", 0.02), ("build-vm", 0.03)] {
         let facts = other_machine(kind);
         let mut right = 0usize;
         let mut foreign = 0usize;

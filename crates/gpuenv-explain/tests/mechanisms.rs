@@ -1001,3 +1001,34 @@ fn a_loader_message_cut_after_the_library_name_still_counts() {
         .iter()
         .all(|d| d.category != Category::CudaRuntimeLibMissing || d.hint));
 }
+
+/// "CUDA driver version is insufficient": a driver too old from the text (and on a machine with
+/// a driver); on a machine with no NVIDIA driver at all, that is the cause.
+#[test]
+fn an_insufficient_driver_on_a_machine_without_one_is_no_driver() {
+    let text =
+        b"RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n";
+    let e = explainer();
+    let alone = e.explain(text, None, None);
+    assert_eq!(
+        alone.top().unwrap().category,
+        Category::DriverTooOldForRuntime
+    );
+    assert!(alone
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::DriverMissing));
+
+    let none = e.explain(text, Some(&machine(0, None, None)), None);
+    assert_eq!(none.top().unwrap().category, Category::DriverMissing);
+
+    let with_driver = e.explain(text, Some(&machine(1, Some("550.144.03"), None)), None);
+    assert_eq!(
+        with_driver.top().unwrap().category,
+        Category::DriverTooOldForRuntime
+    );
+    assert!(with_driver
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::DriverMissing));
+}

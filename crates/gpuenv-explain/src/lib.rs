@@ -600,9 +600,15 @@ impl Explainer {
                     .find(|above| extract::has_fstring(text.line(*above)))
                     .map(|above| (above, text.line_starts.get(above - 1).copied().unwrap_or(0)))
             }),
-            TextCheck::ComposeLogPrefix => text
-                .compose_line
-                .map(|line| (line, text.line_starts.get(line - 1).copied().unwrap_or(0))),
+            TextCheck::ComposeLogPrefix => text.compose_line.map(|line| {
+                (
+                    line,
+                    text.line_starts
+                        .get(line.saturating_sub(1))
+                        .copied()
+                        .unwrap_or(0),
+                )
+            }),
             TextCheck::LdLibraryPathNamesCuda => hits
                 .lines(self.matcher.id("LD_LIBRARY_PATH"), text)
                 .into_iter()

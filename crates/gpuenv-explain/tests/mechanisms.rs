@@ -1033,6 +1033,17 @@ fn an_insufficient_driver_on_a_machine_without_one_is_no_driver() {
         .all(|d| d.category != Category::DriverMissing));
 }
 
+/// The top answer for `log` from the text alone is `expected`.
+fn assert_top(e: &Explainer, log: &[u8], expected: Category) {
+    let x = e.explain(log, None, None);
+    assert_eq!(
+        x.top().map(|d| d.category),
+        Some(expected),
+        "{}",
+        String::from_utf8_lossy(log)
+    );
+}
+
 /// Triton links its launcher with `-lcuda`: the linker not finding the driver's unversioned
 /// libcuda.so is a search-path problem (WSL2's when the log says WSL), and `-lcudart` is not it.
 #[test]
@@ -1047,12 +1058,7 @@ fn a_linker_that_cannot_find_libcuda_wants_a_search_path() {
         assert_eq!(top.category, Category::EnvVarMisconfiguration);
         assert_eq!(top.signature, "triton-cannot-link-libcuda");
     }
-    let wsl = e.explain(
-        b"Linux 5.15.146.1-microsoft-standard-WSL2\n/usr/bin/ld: cannot find -lcuda: No such file or directory\n",
-        None,
-        None,
-    );
-    assert_eq!(wsl.top().unwrap().category, Category::Wsl);
+    assert_top(&e, b"Linux 5.15.146.1-microsoft-standard-WSL2\n/usr/bin/ld: cannot find -lcuda: No such file or directory\n", Category::Wsl);
     let cudart = e.explain(b"/usr/bin/ld: cannot find -lcudart\n", None, None);
     assert!(cudart
         .diagnoses
@@ -1069,21 +1075,10 @@ fn a_windows_procedure_not_found_is_two_versions_not_a_missing_library() {
         &b"OSError: [WinError 127] The specified procedure could not be found. Error loading \"C:\\venv\\lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn_cnn64_9.dll\" or one of its dependencies.\n"[..],
         "无法定位程序输入点 ?destroyTensorDescriptorEx@ops@cudnn 于动态链接库 E:\\sd\\venv\\Lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn_adv_infer64_8.dll 上。\n".as_bytes(),
     ] {
-        let x = e.explain(log, None, None);
-        assert_eq!(
-            x.top().unwrap().category,
-            Category::MultipleInstallsConflict,
-            "{}",
-            String::from_utf8_lossy(log)
-        );
+        assert_top(&e, log, Category::MultipleInstallsConflict);
     }
     // A compiled extension's own module stays the extension's (built for another torch).
-    let ext = e.explain(
-        b"ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n",
-        None,
-        None,
-    );
-    assert_eq!(ext.top().unwrap().category, Category::PackageConflict);
+    assert_top(&e, b"ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n", Category::PackageConflict);
 }
 
 /// Package managers describe the machine with virtual packages; no `__cuda` means they found no
@@ -1095,8 +1090,7 @@ fn a_solver_without_the_cuda_virtual_package_found_no_driver() {
         &b"LibMambaUnsatisfiableError: Encountered problems while solving:\n  - nothing provides __cuda needed by tensorflow-2.9.1-cuda112py310he87a039_0\n"[..],
         &b"Error:   x Cannot install environment 'default'\n    Virtual package '__cuda' does not match any of the available virtual packages on your machine: [__glibc=2.39=0, __unix=0=0]\n"[..],
     ] {
-        let x = e.explain(log, None, None);
-        assert_eq!(x.top().unwrap().category, Category::DriverMissing);
+        assert_top(&e, log, Category::DriverMissing);
     }
 }
 
@@ -1105,8 +1099,7 @@ fn a_solver_without_the_cuda_virtual_package_found_no_driver() {
 #[test]
 fn the_tensorflow_allocator_dump_is_out_of_memory() {
     let log = b"I tensorflow/core/common_runtime/bfc_allocator.cc:641] 5 Chunks of size 749412352 totalling 3.49GiB\nI tensorflow/core/common_runtime/bfc_allocator.cc:645] Sum Total of in-use chunks: 5.98GiB\nLimit:                  6705216225\nInUse:                  6423041280\n";
-    let x = explainer().explain(log, None, None);
-    assert_eq!(x.top().unwrap().category, Category::OutOfMemory);
+    assert_top(&explainer(), log, Category::OutOfMemory);
 }
 
 /// TensorFlow tries the driver's libcuda.so.1 and the runtime's libcudart; both missing is a
@@ -1114,17 +1107,8 @@ fn the_tensorflow_allocator_dump_is_out_of_memory() {
 #[test]
 fn no_libcuda_beside_no_cudart_is_no_driver_first() {
     let log = b"W tensorflow/stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot open shared object file: No such file or directory\nW tensorflow/stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or directory\n";
-    let x = explainer().explain(log, None, None);
-    assert_eq!(x.top().unwrap().category, Category::DriverMissing);
-    let only_cudart = explainer().explain(
-        b"ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n",
-        None,
-        None,
-    );
-    assert_eq!(
-        only_cudart.top().unwrap().category,
-        Category::CudaRuntimeLibMissing
-    );
+    assert_top(&explainer(), log, Category::DriverMissing);
+    assert_top(&explainer(), b"ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n", Category::CudaRuntimeLibMissing);
 }
 
 /// A CUDA library named by .NET's loader or by cuDNN 8's own lookup on Windows is missing like
@@ -1136,20 +1120,13 @@ fn windows_wordings_of_a_missing_cuda_library() {
         &b"System.DllNotFoundException: 'Unable to load DLL 'cublas64_10': \n"[..],
         &b"Could not locate cublasLt64_12.dll. Please make sure it is in your library path!\n"[..],
     ] {
-        let x = e.explain(log, None, None);
-        assert_eq!(
-            x.top().unwrap().category,
-            Category::CudaRuntimeLibMissing,
-            "{}",
-            String::from_utf8_lossy(log)
-        );
+        assert_top(&e, log, Category::CudaRuntimeLibMissing);
     }
-    let zlib = e.explain(
+    assert_top(
+        &e,
         b"Could not locate zlibwapi.dll. Please make sure it is in your library path!\n",
-        None,
-        None,
+        Category::MissingSystemLibrary,
     );
-    assert_eq!(zlib.top().unwrap().category, Category::MissingSystemLibrary);
 }
 
 /// CMake's `-NOTFOUND` for cuDNN's header and library: cuDNN is not installed where the build
@@ -1157,6 +1134,5 @@ fn windows_wordings_of_a_missing_cuda_library() {
 #[test]
 fn a_build_that_finds_no_cudnn_says_cudnn_is_missing() {
     let log = b"-- Found CUDA V11.5.119\n-- CUDNN_INCLUDE_DIR: CUDNN_INCLUDE_DIR-NOTFOUND\n-- CUDNN_LIBRARY: CUDNN_LIBRARY-NOTFOUND\nCMake Error at ports/cudnn/portfile.cmake:69 (message):\n";
-    let x = explainer().explain(log, None, None);
-    assert_eq!(x.top().unwrap().category, Category::CudnnMissing);
+    assert_top(&explainer(), log, Category::CudnnMissing);
 }

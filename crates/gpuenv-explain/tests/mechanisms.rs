@@ -1136,3 +1136,31 @@ fn a_build_that_finds_no_cudnn_says_cudnn_is_missing() {
     let log = b"-- Found CUDA V11.5.119\n-- CUDNN_INCLUDE_DIR: CUDNN_INCLUDE_DIR-NOTFOUND\n-- CUDNN_LIBRARY: CUDNN_LIBRARY-NOTFOUND\nCMake Error at ports/cudnn/portfile.cmake:69 (message):\n";
     assert_top(&explainer(), log, Category::CudnnMissing);
 }
+
+/// Library checks that say what torch sees: transformers' fp16 needs a CUDA device (none seen:
+/// no GPU or driver), its bf16 needs an Ampere or newer GPU, and Lightning's device list names
+/// the GPUs there are (an index beyond them is the code's; none at all is the machine's).
+#[test]
+fn framework_device_checks_name_what_torch_sees() {
+    let e = explainer();
+    assert_top(
+        &e,
+        b"ValueError: Mixed precision training with AMP or APEX (`--fp16`) and FP16 evaluation can only be used on CUDA devices.\n",
+        Category::DriverMissing,
+    );
+    assert_top(
+        &e,
+        b"ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0\n",
+        Category::GpuArchUnsupportedByBuild,
+    );
+    assert_top(
+        &e,
+        b"lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [1]\n But your machine only has: [0]\n",
+        Category::NotAnEnvironmentProblem,
+    );
+    assert_top(
+        &e,
+        b"lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [0]\n But your machine only has: []\n",
+        Category::DriverMissing,
+    );
+}

@@ -76,7 +76,8 @@ fn facts_can_rule_a_hint_out() {
         live: true,
         ..Facts::default()
     };
-    let text = b"WSL 2 Ubuntu 22.04\nsomething unrelated failed\n";
+    // Words the corpus does not know, so the word model stays silent too.
+    let text = b"WSL 2 Ubuntu 22.04\nfrobnicate xyzzy failed\n";
     assert_eq!(
         explainer()
             .explain(text, None, None)
@@ -1163,4 +1164,100 @@ fn framework_device_checks_name_what_torch_sees() {
         b"lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [0]\n But your machine only has: []\n",
         Category::DriverMissing,
     );
+}
+
+/// What torch and the libraries on it say when the build has no CUDA: torch._C without its
+/// `_cuda_*` functions, and a conda-forge CPU build in a package listing. A newer `_cuda_*`
+/// function missing is an older torch, not a CPU one.
+#[test]
+fn torch_without_cuda_functions_is_a_cpu_build() {
+    let e = explainer();
+    for log in [
+        &b"AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'\n"[..],
+        b"CudaWarning: module 'torch._C' has no attribute '_cuda_getDeviceCount'\n",
+        b"pytorch                    2.5.1            cpu_generic_py311_h5eef2c6_16  conda-forge\n",
+        b"  + pytorch                       2.4.1  cpu_mkl_py311hb499fb8_100  conda-forge       36MB\n",
+    ] {
+        assert_top(&e, log, Category::CpuOnlyBuild);
+    }
+    let newer = e.explain(
+        b"AttributeError: module 'torch._C' has no attribute '_cuda_clearCublasWorkspaces'\n",
+        None,
+        None,
+    );
+    assert_ne!(
+        newer.top().map(|d| d.category),
+        Some(Category::CpuOnlyBuild)
+    );
+}
+
+/// A TensorRT engine built on another GPU names both compute capabilities; Numba's driver
+/// without cuInit is not the driver (an environment variable naming cudart); the DRM render
+/// node EGL opens is a device node like /dev/nvidia*; NVML's library missing is the driver's
+/// absence unless the log is a container's.
+#[test]
+fn engines_drivers_and_nodes_that_are_not_what_was_expected() {
+    let e = explainer();
+    assert_top(
+        &e,
+        b"[TensorRT] ERROR: INVALID_CONFIG: The engine plan file is generated on an incompatible device, expecting compute 6.1 got compute 7.5, please rebuild.\n",
+        Category::GpuArchUnsupportedByBuild,
+    );
+    assert_top(
+        &e,
+        b"CudaDriverError: driver missing function: cuInit.\nRequires CUDA 8.0 or above.\n",
+        Category::EnvVarMisconfiguration,
+    );
+    assert_top(
+        &e,
+        b"libEGL warning: failed to open /dev/dri/renderD128: Permission denied\n",
+        Category::PermissionsDeviceNodes,
+    );
+    assert_top(
+        &e,
+        b"OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n",
+        Category::DriverMissing,
+    );
+    assert_top(
+        &e,
+        b"$ docker run --rm my-image nvidia-smi\nOSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n",
+        Category::ContainerRuntime,
+    );
+}
+
+/// Messages that name their cause outside Python's own frameworks: torch's Visual C++ runtime
+/// check on Windows, the Rust tch crate's libtorch version check, the loader not finding libtorch
+/// for a linked program, an older onnxruntime library answering a newer binding, and MATLAB's
+/// two driver causes.
+#[test]
+fn bindings_and_runtimes_that_say_what_they_found() {
+    let e = explainer();
+    for (log, expected) in [
+        (
+            &b"Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n  It can be downloaded at https://aka.ms/vs/16/release/vc_redist.x64.exe\nImportError: DLL load failed\n"[..],
+            Category::MissingSystemLibrary,
+        ),
+        (
+            b"  Error: this tch version expects PyTorch 2.7.0, got 2.2.2, this check can be bypassed by setting the LIBTORCH_BYPASS_VERSION_CHECK environment variable\n",
+            Category::PackageConflict,
+        ),
+        (
+            b"target/debug/app: error while loading shared libraries: libtorch_cuda.so: cannot open shared object file: No such file or directory\n",
+            Category::EnvVarMisconfiguration,
+        ),
+        (
+            b"The requested API version [23] is not available, only API versions [1, 17] are supported in this build. Current ORT Version is: 1.17.1\n",
+            Category::LibraryPathShadowing,
+        ),
+        (
+            b"Caused by:\n    The CUDA driver was found, but it is too old. The CUDA driver on your system supports CUDA version 5.5. The required CUDA version is 7.5 or greater.\n",
+            Category::DriverTooOldForRuntime,
+        ),
+        (
+            b"Caused by:\n    The CUDA driver could not be loaded. The library name used was 'nvcuda.dll'. The error was:\n    The specified module could not be found.\n",
+            Category::DriverMissing,
+        ),
+    ] {
+        assert_top(&e, log, expected);
+    }
 }

@@ -1261,3 +1261,15 @@ fn bindings_and_runtimes_that_say_what_they_found() {
         assert_top(&e, log, expected);
     }
 }
+
+/// TensorFlow listing its devices without a GPU: 1.x's session log and a device list that
+/// closes after the CPU.
+#[test]
+fn tensorflow_device_lists_without_a_gpu_are_cpu_builds() {
+    let e = explainer();
+    let session_log = b"I tensorflow/core/common_runtime/direct_session.cc:45] Direct session inter op parallelism threads: 8\nDevice mapping: no known devices.\n";
+    assert_top(&e, session_log, Category::CpuOnlyBuild);
+    let device_list =
+        b"GPU []\n[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n";
+    assert_top(&e, device_list, Category::CpuOnlyBuild);
+}

@@ -7,8 +7,12 @@
 //!
 //! - Windows paths (`C:\Users\...`) or macOS home directories: this is a Linux machine;
 //! - a WSL kernel or WSL library path when this machine is not WSL;
-//! - an NVIDIA driver version that is not this machine's (or any, when it has no driver);
-//! - a GPU at work (device properties, `nvidia-smi`'s table) when this machine has no GPU;
+//! - an NVIDIA driver version that is not this machine's (or any, when it has no driver), also as
+//!   the kernel module's own line (`NVRM version: ... Kernel Module  396.54`);
+//! - a GPU at work (device properties, `nvidia-smi`'s table), or an NVIDIA GPU named by its
+//!   product name (`GeForce GTX 1050`, `Tesla V100`), when this machine has no GPU (and is not
+//!   WSL, where a working GPU shows no PCI device);
+//! - a shell prompt (`user@host:~$`, `[user@host dir]$`) of a host with another name;
 //! - messages only the NVIDIA userspace driver prints (`nvidia-smi`'s and NVML's own errors, CUDA
 //!   finding no device) when this machine has no NVIDIA userspace library at all;
 //! - home directories and Python `site-packages` directories that do not exist here (the caller
@@ -46,6 +50,7 @@ const DRIVER_MARKERS: &[&str] = &[
     "has the version",
     "DSO version",
     "reported version is",
+    "Kernel Module",
 ];
 /// Strings only a machine with a working NVIDIA GPU prints.
 const GPU_AT_WORK: &[&str] = &[
@@ -56,6 +61,14 @@ const GPU_AT_WORK: &[&str] = &[
     "with CUDA capability sm_",
     "pciBusID",
 ];
+
+/// NVIDIA product names: a log that names one was written where that GPU was (read with
+/// `Patterns::gpu_name`, case-sensitively, so that a host called `titan` is no GPU).
+const GPU_NAMES: &[&str] = &[
+    "GeForce", "Quadro", "TITAN", "Titan", "Tesla", "RTX", "GTX", "A100", "H100", "V100", "Jetson",
+];
+/// What a shell prompt holds between its user and its host.
+const PROMPT_MARKERS: &[&str] = &["@"];
 
 /// Messages printed only where the NVIDIA userspace driver is installed: `nvidia-smi` and NVML
 /// report their own failures only once `libnvidia-ml` is loaded, and the CUDA runtime says it
@@ -77,6 +90,8 @@ pub fn markers() -> impl Iterator<Item = &'static str> {
         .chain(DRIVER_MARKERS)
         .chain(GPU_AT_WORK)
         .chain(USERSPACE_AT_WORK)
+        .chain(GPU_NAMES)
+        .chain(PROMPT_MARKERS)
         .copied()
 }
 
@@ -90,6 +105,8 @@ struct Patterns {
     driver_version: Regex,
     wsl_word: Regex,
     wsl1_kernel: Regex,
+    gpu_name: Regex,
+    prompt: Regex,
 }
 
 fn patterns() -> Option<&'static Patterns> {
@@ -105,11 +122,21 @@ fn patterns() -> Option<&'static Patterns> {
                 )
                 .ok()?,
                 driver_version: Regex::new(
-                    r"(?i)(?:driver version|has the version|DSO version|reported version is)\s*:?\s*([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
+                    r"(?i)(?:driver version|has the version|DSO version|reported version is|Kernel Module)\s*:?\s*([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
                 )
                 .ok()?,
                 wsl_word: Regex::new(r"(?i)\bWSL[12]?\b").ok()?,
                 wsl1_kernel: Regex::new(r"[0-9]-Microsoft\b").ok()?,
+                gpu_name: Regex::new(
+                    r"\b(?:GeForce|Quadro|TITAN (?:X|V|RTX|Xp)|Titan (?:X|V|RTX|Xp)|Tesla [A-Z][0-9]+|RTX ?[A-Z]?[0-9]{4}|GTX ?[0-9]{3,4}|[AHV]100|Jetson)\b",
+                )
+                .ok()?,
+                // `user@host:~/dir$ `, `root@0a1b2c:/app# `, `[user@host dir]$ `: a prompt ends in
+                // `$` or `#` and a space (or the line's end) after a path or the bracket.
+                prompt: Regex::new(
+                    r"(?:^|[\s(\[])[a-z_][a-z0-9_.-]{0,31}@([A-Za-z0-9][A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9.-]+)?(?::[^\s$#]*|\s+[^\s\]]+\]|\])[$#](?:\s|$)",
+                )
+                .ok()?,
             })
         })
         .as_ref()
@@ -225,6 +252,38 @@ pub fn foreign_reasons(
         if let Some(n) = gpu_lines.iter().min() {
             reasons.push(format!(
                 "line {n} shows an NVIDIA GPU at work, and this machine has none"
+            ));
+        } else if facts.os.wsl.is_none() {
+            let mut named: Vec<usize> = GPU_NAMES.iter().flat_map(|m| lines_of(m)).collect();
+            named.sort_unstable();
+            named.dedup();
+            if let Some((n, name)) = named.iter().find_map(|&n| {
+                p.gpu_name
+                    .find(cap(text.line(n)))
+                    .map(|m| (n, m.as_str().to_string()))
+            }) {
+                reasons.push(format!(
+                    "line {n} names an NVIDIA GPU ({name}), and this machine has none"
+                ));
+            }
+        }
+    }
+
+    // A shell prompt of another host.
+    if let Some(here) = facts.os.hostname.as_ref().map(|h| h.value.as_str()) {
+        let short = |host: &str| host.split('.').next().unwrap_or(host).to_ascii_lowercase();
+        let here = short(here);
+        let mut prompts = lines_of("@");
+        prompts.sort_unstable();
+        prompts.dedup();
+        if let Some((n, host)) = prompts.iter().find_map(|&n| {
+            p.prompt
+                .captures(cap(text.line(n)))
+                .map(|c| (n, c[1].to_string()))
+                .filter(|(_, host)| short(host) != here)
+        }) {
+            reasons.push(format!(
+                "line {n} is a shell prompt on host `{host}`, and this machine is `{here}`"
             ));
         }
     }

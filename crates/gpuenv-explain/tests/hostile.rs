@@ -106,18 +106,22 @@ fn invalid_utf8_anywhere() {
 }
 
 /// The provenance check on a log made of its own markers: megabyte lines of Windows and home
-/// paths, driver versions and WSL strings, and 100,000 short ones. It reads only capped windows
+/// paths, driver versions, WSL strings, shell prompts and GPU names, and 100,000 short ones. It reads only capped windows
 /// of the first occurrences, asks about at most a few paths, and answers.
 #[test]
 fn provenance_markers_everywhere() {
     let e = Explainer::builtin().unwrap();
-    let facts = gpuenv_facts::Facts::default();
+    let mut facts = gpuenv_facts::Facts::default();
+    facts.os.hostname = Some(gpuenv_facts::Sourced::new(
+        "here".to_string(),
+        gpuenv_facts::Source::File("/proc/sys/kernel/hostname".to_string()),
+    ));
     let asked = std::cell::Cell::new(0usize);
     let exists = |_: &str| {
         asked.set(asked.get() + 1);
         false
     };
-    let unit = "C:\\Users\\x\\ /home/u/ /opt/e/lib/python3.8/site-packages/ Driver Version: 470.82.01 WSL2 -Microsoft | NVIDIA-SMI ";
+    let unit = "C:\\Users\\x\\ /home/u/ /opt/e/lib/python3.8/site-packages/ Driver Version: 470.82.01 WSL2 -Microsoft | NVIDIA-SMI u@h:~$ GeForce Kernel Module  396.54 ";
     let mut long = unit.repeat(1_000_000 / unit.len());
     long.push('\n');
     let mut log = long.repeat(3);

@@ -561,6 +561,74 @@ fn a_log_from_another_machine_is_not_refined_with_these_facts() {
     );
 }
 
+/// A shell prompt of another host, an NVIDIA product name on a machine without a GPU and the
+/// kernel module's own version line are signs of another machine; this machine's own prompt, an
+/// e-mail address, a host called `titan` and a GPU name under WSL are not.
+#[test]
+fn prompts_gpu_names_and_module_lines_tell_the_machine() {
+    let e = explainer();
+    let mut here = machine(0, None, None);
+    here.os.hostname = Some(Sourced::new(
+        "vm".to_string(),
+        Source::File("/proc/sys/kernel/hostname".to_string()),
+    ));
+    let everything_exists = |_: &str| true;
+    let error = "RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version\n";
+    let foreign = [
+        ("[zamparol@gpu-2-17 ~]$ python train.py\n", "host `gpu-2-17`"),
+        ("root@00921839c781:/anomalib# python\n", "host `00921839c781`"),
+        ("(base) ann@lab-box:~/src$ python train.py\n", "host `lab-box`"),
+        ("- GPU model and memory: NVIDIA GeForce GTX 1050 Mobile\n", "GeForce"),
+        ("GPU: Tesla V100-SXM2-16GB\n", "Tesla V100"),
+        (
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.54  Tue Aug 14 22:37:40 PDT 2018\n",
+            "396.54",
+        ),
+    ];
+    for (line, why) in foreign {
+        let text = format!("{line}{error}");
+        let x = e.conclude_checked(&e.scan(text.as_bytes()), &here, None, &everything_exists);
+        assert!(!x.refined, "{why}");
+        assert!(
+            x.facts_not_used.iter().any(|r| r.contains(why)),
+            "{why}: {:?}",
+            x.facts_not_used
+        );
+        // From the text alone: the driver is older than the runtime, not "no driver here".
+        assert_eq!(x.top().unwrap().category, Category::DriverTooOldForRuntime);
+    }
+    let not_foreign = [
+        "me@vm:~/src$ python train.py\n",
+        "me@VM.example.org:~$ python train.py\n",
+        "mail me at ann@lab-box.example.org about it\n",
+        "hyeon@titan:~$ nvidia-docker start bdeb\n",
+        "git clone git@github.com:org/repo.git\n",
+    ];
+    for line in not_foreign {
+        let text = format!("{line}{error}");
+        let x = e.conclude_checked(&e.scan(text.as_bytes()), &here, None, &everything_exists);
+        let named_titan = x.facts_not_used.iter().any(|r| r.contains("GPU"));
+        assert!(!named_titan, "{line}: {:?}", x.facts_not_used);
+        if !line.contains("titan") {
+            assert!(x.refined, "{line}: {:?}", x.facts_not_used);
+            assert_eq!(x.top().unwrap().category, Category::DriverMissing, "{line}");
+        }
+    }
+    // Under WSL a working GPU shows no PCI device: its name in the log is no sign.
+    let mut wsl = here.clone();
+    wsl.os.wsl = Some(Sourced::new(
+        gpuenv_facts::WslFacts::default(),
+        Source::File("/proc/version".to_string()),
+    ));
+    let text = format!("GPU: NVIDIA GeForce RTX 3060\n{error}");
+    let x = e.conclude_checked(&e.scan(text.as_bytes()), &wsl, None, &everything_exists);
+    assert!(
+        !x.facts_not_used.iter().any(|r| r.contains("GeForce")),
+        "{:?}",
+        x.facts_not_used
+    );
+}
+
 /// `machine` with the userspace driver library `libcuda.so.1` of `version` reachable.
 fn with_userspace(mut facts: Facts, version: &str) -> Facts {
     facts.driver.userspace.push(DriverLibrary {
@@ -1272,4 +1340,52 @@ fn tensorflow_device_lists_without_a_gpu_are_cpu_builds() {
     let device_list =
         b"GPU []\n[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n";
     assert_top(&e, device_list, Category::CpuOnlyBuild);
+}
+
+/// Build-time and start-up messages that name their cause: Triton finding no C compiler, nvcc on
+/// Windows without cl.exe on PATH, an extension including the TH/THC headers PyTorch 1.11
+/// removed (a CPU torch when torch's own CUDA headers include them), onnxruntime's TensorRT
+/// provider missing a TensorRT symbol, and an NGC image's banner about the host driver.
+#[test]
+fn build_and_startup_messages_that_name_their_cause() {
+    let e = explainer();
+    for (log, expected) in [
+        (
+            &b"RuntimeError: Failed to find C compiler. Please specify via CC environment variable.\n"[..],
+            Category::MissingSystemLibrary,
+        ),
+        (
+            b"pycuda.driver.CompileError:\nnvcc fatal   : Cannot find compiler 'cl.exe' in PATH\n",
+            Category::EnvVarMisconfiguration,
+        ),
+        (
+            b"src/roi_align_cuda.cpp:2:10: fatal error: THC/THC.h: No such file or directory\n    2 | #include <THC/THC.h>\ncompilation terminated.\n",
+            Category::PackageConflict,
+        ),
+        (
+            b"/venv/lib/python3.8/site-packages/torch/include/ATen/cuda/detail/OffsetCalculator.cuh:8:37: fatal error: THC/THCIntegerDivider.cuh: No such file or directory\n",
+            Category::CpuOnlyBuild,
+        ),
+        (
+            b"[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_tensorrt.so with error: /opt/ort/lib/libonnxruntime_providers_tensorrt.so: undefined symbol: getBuilderPluginRegistry\n",
+            Category::PackageConflict,
+        ),
+        (
+            b"ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but\n       version 410.78 was detected and compatibility mode is UNAVAILABLE.\n\n       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 803)]]\n",
+            Category::DriverTooOldForRuntime,
+        ),
+    ] {
+        assert_top(&e, log, expected);
+    }
+    // Under WSL, a display that cannot be opened is WSL's (WSLg or an X server on Windows).
+    assert_top(
+        &e,
+        b"Linux version 5.15.153.1-microsoft-standard-WSL2\nqt.qpa.xcb: could not connect to display :0\n",
+        Category::Wsl,
+    );
+    assert_top(
+        &e,
+        b"qt.qpa.xcb: could not connect to display :0\n",
+        Category::EnvVarMisconfiguration,
+    );
 }

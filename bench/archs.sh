@@ -22,6 +22,8 @@ fi
 cargo build --release -q -p gpuenv
 gpuenv="${CARGO_TARGET_DIR:-$PWD/target}/release/gpuenv"
 out="bench/results/archs-$(date -u +%Y-%m-%d).md"
+# A second run on the same day keeps the first one's results.
+[ -e "$out" ] && out="bench/results/archs-$(date -u +%Y-%m-%dT%H%M).md"
 
 {
     echo "# gpuenv archs vs. cuobjdump"

@@ -41,6 +41,8 @@ the program hangs and fails with a timeout error
 TRACE
 size=$(wc -c < "$log")
 out="bench/results/explain-$(date -u +%Y-%m-%d).md"
+# A second run on the same day keeps the first one's results.
+[ -e "$out" ] && out="bench/results/explain-$(date -u +%Y-%m-%dT%H%M).md"
 {
     echo "# gpuenv explain on a generated log"
     echo

@@ -20,6 +20,8 @@ gpuenv=${GPUENV:-$target/release/gpuenv}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out="bench/results/fleet-$(date -u +%Y-%m-%d).md"
+# A second run on the same day keeps the first one's results.
+[ -e "$out" ] && out="bench/results/fleet-$(date -u +%Y-%m-%dT%H%M).md"
 
 "$gpuenv" doctor --format json > "$work/base-real.json" || true
 cat > "$work/small.json" <<'JSON'

@@ -36,6 +36,8 @@ if [ ${#files[@]} -eq 0 ]; then
     done
 fi
 out="bench/results/ldd-$(date -u +%Y-%m-%d).md"
+# A second run on the same day keeps the first one's results.
+[ -e "$out" ] && out="bench/results/ldd-$(date -u +%Y-%m-%dT%H%M).md"
 {
     echo "# gpuenv ldd vs. ldd, libtree, lddtree"
     echo

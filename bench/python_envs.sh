@@ -52,6 +52,8 @@ open(marker, "w").write("")
 PY
 
 out="bench/results/python-envs-$(date -u +%Y-%m-%d).md"
+# A second run on the same day keeps the first one's results.
+[ -e "$out" ] && out="bench/results/python-envs-$(date -u +%Y-%m-%dT%H%M).md"
 sp_list=$(for e in $(seq -f '%02g' 0 $((envs - 1))); do printf '%s ' "$root/home/user/miniconda3/envs/env$e/lib/python3.11/site-packages"; done)
 pip_loop="for sp in $sp_list; do python3 -m pip list --disable-pip-version-check --path \$sp >/dev/null; done"
 {

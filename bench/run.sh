@@ -25,6 +25,8 @@ fi
 cargo build --release -q -p gpuenv
 gpuenv="$PWD/target/release/gpuenv"
 out="bench/results/$(date -u +%Y-%m-%d)-$(hostname -s 2>/dev/null || echo host).md"
+# A second run on the same day keeps the first one's results.
+[ -e "$out" ] && out="bench/results/$(date -u +%Y-%m-%dT%H%M)-$(hostname -s 2>/dev/null || echo host).md"
 
 cmds=("$gpuenv doctor" "GPUENV_NO_NVML=1 $gpuenv doctor")
 names=("gpuenv doctor" "gpuenv doctor (files only, GPUENV_NO_NVML=1)")

@@ -62,10 +62,11 @@ const GPU_AT_WORK: &[&str] = &[
     "pciBusID",
 ];
 
-/// NVIDIA product names: a log that names one was written where that GPU was (read with
-/// `Patterns::gpu_name`, case-sensitively, so that a host called `titan` is no GPU).
+/// NVIDIA product names: a log that names one was written where that GPU was. The automaton
+/// finds them in any case; their lines are read with `Patterns::gpu_name`, case-sensitively, so
+/// that a host called `titan` is no GPU.
 const GPU_NAMES: &[&str] = &[
-    "GeForce", "Quadro", "TITAN", "Titan", "Tesla", "RTX", "GTX", "A100", "H100", "V100", "Jetson",
+    "GeForce", "Quadro", "TITAN", "Tesla", "RTX", "GTX", "A100", "H100", "V100", "Jetson",
 ];
 /// What a shell prompt holds between its user and its host.
 const PROMPT_MARKERS: &[&str] = &["@"];

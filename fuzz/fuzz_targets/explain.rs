@@ -1,5 +1,6 @@
 //! Fuzz target: `gpuenv explain`'s pipeline (normalisation, the one-pass matcher, value
-//! extraction, ranking) on arbitrary bytes, without facts and with default facts.
+//! extraction, ranking) on arbitrary bytes, without facts and with default facts, and the
+//! provenance check (`conclude_checked`) with facts that carry a host name.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -18,6 +19,12 @@ fuzz_target!(|data: &[u8]| {
     };
     let x = e.explain(data, None, None);
     let _ = x.top();
-    let facts = gpuenv_facts::Facts::default();
+    let mut facts = gpuenv_facts::Facts::default();
     let _ = e.explain(data, Some(&facts), None);
+    facts.os.hostname = Some(gpuenv_facts::Sourced::new(
+        "fuzz-host".to_string(),
+        gpuenv_facts::Source::File("/proc/sys/kernel/hostname".to_string()),
+    ));
+    let scanned = e.scan(data);
+    let _ = e.conclude_checked(&scanned, &facts, None, &|_: &str| false);
 });

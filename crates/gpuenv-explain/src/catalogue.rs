@@ -96,6 +96,8 @@ struct CauseRow {
     facts: Vec<String>,
     #[serde(default)]
     needs_facts: bool,
+    #[serde(default)]
+    needs_words: bool,
     fix: String,
 }
 
@@ -154,6 +156,9 @@ pub struct Cause {
     /// A cause only the facts can name (a library installed where the loader does not look
     /// reads like a missing one): it is a candidate only when one of its `facts` confirms it.
     pub needs_facts: bool,
+    /// A cause only its `when` words can name (`nvidia-smi: command not found` beside an
+    /// insufficient driver): it is a candidate only when one of them is in the log.
+    pub needs_words: bool,
     pub fix: String,
 }
 
@@ -265,6 +270,12 @@ impl Catalogue {
                             c.category
                         )));
                     }
+                    if c.needs_words && c.when.is_empty() {
+                        return Err(invalid(format!(
+                            "a `{}` cause with needs_words names no `when` words",
+                            c.category
+                        )));
+                    }
                     causes.push(Cause {
                         category,
                         prior: c.prior,
@@ -274,6 +285,7 @@ impl Catalogue {
                         unless_text: text_checks(&c.unless_text)?,
                         facts,
                         needs_facts: c.needs_facts,
+                        needs_words: c.needs_words,
                         fix: c.fix.trim().to_string(),
                     });
                 }

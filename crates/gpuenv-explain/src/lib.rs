@@ -371,15 +371,20 @@ impl Explainer {
                 }
                 let mut log = lines.clone();
                 let mut favoured = false;
+                let mut words_found = false;
                 for word in &cause.when {
                     let outside =
                         self.matcher
                             .context_lines(self.matcher.id(word), &quiet, hits, text);
                     if let Some(first) = outside.first() {
                         favoured = true;
+                        words_found = true;
                         score += (1.0 - score) * 0.4;
                         log.push(*first);
                     }
+                }
+                if cause.needs_words && !words_found {
+                    continue;
                 }
                 let mut argued = cause.unless.iter().any(|w| {
                     !self

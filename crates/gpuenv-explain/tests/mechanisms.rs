@@ -1102,6 +1102,17 @@ fn an_insufficient_driver_on_a_machine_without_one_is_no_driver() {
         .all(|d| d.category != Category::DriverMissing));
 }
 
+/// Beside "driver version is insufficient", `nvidia-smi: command not found` (nvidia-smi comes with
+/// the driver) says there is no driver to be too old, from the text alone; the `needs_words`
+/// cause that says so is no candidate without those words (the test above).
+#[test]
+fn an_insufficient_driver_without_nvidia_smi_is_no_driver() {
+    let text = b"error: 35\nerror string: CUDA driver version is insufficient for CUDA runtime version\n\nbash: nvidia-smi: command not found...\n";
+    let e = explainer();
+    let alone = e.explain(text, None, None);
+    assert_eq!(alone.top().unwrap().category, Category::DriverMissing);
+}
+
 /// The top answer for `log` from the text alone is `expected`.
 fn assert_top(e: &Explainer, log: &[u8], expected: Category) {
     let x = e.explain(log, None, None);

@@ -71,13 +71,13 @@ pub fn normalize(input: &[u8]) -> Text {
         } else {
             Cow::Borrowed(line)
         };
-        if out.compose_line.is_none() {
-            let unquoted = strip_quote(&clean);
-            if strip_compose(unquoted).len() < unquoted.len() {
-                out.compose_line = Some(out.line_starts.len());
-            }
+        // `strip_prefixes`, with a note of the first line that carried a Compose column.
+        let unquoted = strip_quote(&clean);
+        let after_compose = strip_compose(unquoted);
+        if out.compose_line.is_none() && after_compose.len() < unquoted.len() {
+            out.compose_line = Some(out.line_starts.len());
         }
-        out.text.push_str(strip_prefixes(&clean));
+        out.text.push_str(strip_after_compose(after_compose));
         out.text.push('\n');
     }
     // `split` yields a last empty piece after a trailing newline; drop its line.
@@ -136,41 +136,46 @@ fn progress_bar_tail(line: &str) -> &str {
 /// two-byte escapes).
 pub fn strip_ansi(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek().copied() {
-            Some('[') => {
-                chars.next();
-                // Parameters and intermediates, then one final byte in '@'..='~'.
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                chars.next();
-                while let Some(d) = chars.next() {
-                    if d == '\u{7}' {
-                        break;
-                    }
-                    if d == '\u{1b}' {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            Some(_) => {
-                chars.next();
-            }
-            None => {}
-        }
+    let mut rest = line;
+    // Copy the runs between escapes whole; most of a coloured line is text.
+    while let Some(esc) = memchr::memchr(0x1b, rest.as_bytes()) {
+        out.push_str(&rest[..esc]);
+        rest = after_escape(&rest[esc + 1..]);
     }
+    out.push_str(rest);
     out
+}
+
+/// What follows an escape sequence, given what follows its ESC.
+fn after_escape(after: &str) -> &str {
+    let mut chars = after.char_indices();
+    match chars.next() {
+        Some((_, '[')) => {
+            // Parameters and intermediates, then one final byte in '@'..='~'.
+            for (i, d) in chars {
+                if ('@'..='~').contains(&d) {
+                    return &after[i + d.len_utf8()..];
+                }
+            }
+            ""
+        }
+        Some((_, ']')) => {
+            while let Some((i, d)) = chars.next() {
+                if d == '\u{7}' {
+                    return &after[i + d.len_utf8()..];
+                }
+                if d == '\u{1b}' {
+                    return match chars.next() {
+                        Some((j, e)) => &after[j + e.len_utf8()..],
+                        None => "",
+                    };
+                }
+            }
+            ""
+        }
+        Some((i, c)) => &after[i + c.len_utf8()..],
+        None => "",
+    }
 }
 
 /// Strips the log prefixes that hide where a message starts: Docker Compose service columns
@@ -181,8 +186,11 @@ pub fn strip_ansi(line: &str) -> String {
 /// log pasted into an issue as a quotation (`> `, `>> `). With the prefix gone, a
 /// `RuntimeError: ...` line is recognised as the exception the program died with.
 pub fn strip_prefixes(line: &str) -> &str {
-    let line = strip_quote(line);
-    let line = strip_compose(line);
+    strip_after_compose(strip_compose(strip_quote(line)))
+}
+
+/// The prefixes that can follow a quote marker and a Compose column.
+fn strip_after_compose(line: &str) -> &str {
     let line = strip_syslog(line);
     let line = strip_process_tags(line);
     let line = strip_level_stamp(line);
@@ -193,7 +201,11 @@ pub fn strip_prefixes(line: &str) -> &str {
 /// Docker Compose: `service-1     | message` (the service name ends in `-N` or `_N`).
 fn strip_compose(line: &str) -> &str {
     let window = &line.as_bytes()[..line.len().min(96)];
-    let Some(bar) = window.windows(3).position(|w| w == b" | ") else {
+    // The first ` | `: a `|` with a space on each side.
+    let Some(bar) = memchr::memchr_iter(b'|', window)
+        .find(|&i| i > 0 && window[i - 1] == b' ' && window.get(i + 1) == Some(&b' '))
+        .map(|i| i - 1)
+    else {
         return line;
     };
     let name = line[..bar].trim_end();
@@ -357,6 +369,85 @@ fn strip_jupyter_arrow(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ansi_sequences_are_removed() {
+        assert_eq!(
+            strip_ansi("\u{1b}[1;31mRuntimeError\u{1b}[0m: x"),
+            "RuntimeError: x"
+        );
+        // OSC (a hyperlink or a title) ends with BEL or with ESC \.
+        assert_eq!(strip_ansi("a\u{1b}]0;title\u{7}b"), "ab");
+        assert_eq!(strip_ansi("a\u{1b}]8;;http://x\u{1b}\\b"), "ab");
+        // Two-byte escapes, also with a character of several bytes after ESC.
+        assert_eq!(strip_ansi("a\u{1b}(b\u{1b}éc"), "abc");
+        // Unterminated sequences swallow the rest; ESC at the end is dropped.
+        assert_eq!(strip_ansi("é\u{1b}[31"), "é");
+        assert_eq!(strip_ansi("a\u{1b}]title"), "a");
+        assert_eq!(strip_ansi("a\u{1b}"), "a");
+        assert_eq!(strip_ansi("中\u{1b}[32m文"), "中文");
+    }
+
+    /// The character-by-character form strip_ansi had before it copied runs whole.
+    fn strip_ansi_by_char(line: &str) -> String {
+        let mut out = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '\u{1b}' {
+                out.push(c);
+                continue;
+            }
+            match chars.peek().copied() {
+                Some('[') => {
+                    chars.next();
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(d) = chars.next() {
+                        if d == '\u{7}' {
+                            break;
+                        }
+                        if d == '\u{1b}' {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                Some(_) => {
+                    chars.next();
+                }
+                None => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ansi_stripping_matches_the_character_by_character_form() {
+        let alphabet = [
+            '\u{1b}', '[', ']', '\u{7}', '\\', 'm', '1', ';', 'a', ' ', 'é', '中', '@', '~',
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            let mut line = String::new();
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let len = (state >> 59) as usize;
+            for _ in 0..len {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                line.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+            }
+            assert_eq!(strip_ansi(&line), strip_ansi_by_char(&line), "{line:?}");
+        }
+    }
 
     #[test]
     fn typographic_quotes_are_ascii() {

@@ -71,6 +71,8 @@ struct SignatureRow {
     #[serde(default)]
     requires_on_line: Vec<String>,
     #[serde(default)]
+    unless_on_line: Vec<String>,
+    #[serde(default)]
     versions_differ: bool,
     frameworks: Vec<String>,
     weight: f64,
@@ -125,6 +127,9 @@ pub struct Signature {
     pub patterns: Vec<String>,
     /// When not empty, one of these must be on the same line as the pattern.
     pub requires_on_line: Vec<String>,
+    /// A pattern on a line that also holds one of these does not count: the same words in a
+    /// context that means something else (JAX probing a backend the machine does not have).
+    pub unless_on_line: Vec<String>,
     /// When true, the signature counts only when its lines state at least two different
     /// versions (major.minor, read after the pattern by `extract::stated_version`): two
     /// toolkits named in one log.
@@ -293,6 +298,7 @@ impl Catalogue {
                     id: row.id,
                     patterns: row.patterns,
                     requires_on_line: row.requires_on_line,
+                    unless_on_line: row.unless_on_line,
                     versions_differ: row.versions_differ,
                     frameworks: row.frameworks,
                     weight: row.weight,

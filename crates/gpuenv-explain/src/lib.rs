@@ -753,7 +753,8 @@ impl Explainer {
     /// The lines (with the match offset) where a signature occurs: a pattern, and one of its
     /// `requires_on_line` words on the same line when it has any (or alone on the next line, as
     /// a Python prompt prints a call's result: `>>> tf.test.is_built_with_cuda()` / `False`; or
-    /// on the line above when the pattern opens its line, a message wrapped in two);
+    /// on the line above when the pattern opens its line, a message wrapped in two), and none of
+    /// its `unless_on_line` words on that line;
     /// for a `versions_differ`
     /// signature, the lines that state a version, and only when two of them differ.
     fn signature_lines(
@@ -805,6 +806,15 @@ impl Explainer {
             lines.retain(|(line, offset)| {
                 required.contains(line) || result_below(*line) || wrapped_from_above(*line, *offset)
             });
+        }
+        if !sig.unless_on_line.is_empty() {
+            let excluded: Vec<usize> = sig
+                .unless_on_line
+                .iter()
+                .flat_map(|p| hits.lines(self.matcher.id(p), text))
+                .map(|(line, _)| line)
+                .collect();
+            lines.retain(|(line, _)| !excluded.contains(line));
         }
         lines.sort_unstable();
         lines.dedup_by_key(|(line, _)| *line);

@@ -56,6 +56,7 @@ impl Matcher {
         for sig in &catalogue.signatures {
             sig.patterns.iter().for_each(|p| add(p));
             sig.requires_on_line.iter().for_each(|p| add(p));
+            sig.unless_on_line.iter().for_each(|p| add(p));
             for cause in &sig.causes {
                 cause.when.iter().for_each(|p| add(p));
                 cause.unless.iter().for_each(|p| add(p));

@@ -1400,3 +1400,23 @@ fn build_and_startup_messages_that_name_their_cause() {
         Category::EnvVarMisconfiguration,
     );
 }
+
+/// A pattern on a line holding one of its signature's `unless_on_line` words does not count:
+/// JAX's ROCm probe failing on a CPU-only jaxlib is not the jax/jaxlib mix that the CUDA probe
+/// failing the same way is.
+#[test]
+fn a_pattern_beside_an_unless_on_line_word_does_not_count() {
+    let e = explainer();
+    let rocm_only = b"INFO - Unable to initialize backend 'rocm': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\nWARNING - An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n";
+    let x = e.explain(rocm_only, None, None);
+    assert_eq!(x.top().unwrap().category, Category::CpuOnlyBuild);
+    assert!(x
+        .diagnoses
+        .iter()
+        .all(|d| d.signature != "jax-jaxlib-version"));
+    let cuda_too = b"Unable to initialize backend 'cuda': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\nUnable to initialize backend 'rocm': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\nNo GPU/TPU found, falling back to CPU.\n";
+    let x = e.explain(cuda_too, None, None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::PackageConflict);
+    assert_eq!(top.signature, "jax-jaxlib-version");
+}

@@ -750,6 +750,15 @@ impl Explainer {
         out
     }
 
+    /// The numbers of the lines where any of `words` occurs.
+    fn word_lines(&self, words: &[String], hits: &Hits, text: &Text) -> Vec<usize> {
+        words
+            .iter()
+            .flat_map(|w| hits.lines(self.matcher.id(w), text))
+            .map(|(line, _)| line)
+            .collect()
+    }
+
     /// The lines (with the match offset) where a signature occurs: a pattern, and one of its
     /// `requires_on_line` words on the same line when it has any (or alone on the next line, as
     /// a Python prompt prints a call's result: `>>> tf.test.is_built_with_cuda()` / `False`; or
@@ -776,12 +785,7 @@ impl Explainer {
             return lines;
         }
         if !sig.requires_on_line.is_empty() {
-            let required: Vec<usize> = sig
-                .requires_on_line
-                .iter()
-                .flat_map(|p| hits.lines(self.matcher.id(p), text))
-                .map(|(line, _)| line)
-                .collect();
+            let required = self.word_lines(&sig.requires_on_line, hits, text);
             let result_below = |line: usize| {
                 let next = text.line(line + 1).trim();
                 required.contains(&(line + 1))
@@ -808,12 +812,7 @@ impl Explainer {
             });
         }
         if !sig.unless_on_line.is_empty() {
-            let excluded: Vec<usize> = sig
-                .unless_on_line
-                .iter()
-                .flat_map(|p| hits.lines(self.matcher.id(p), text))
-                .map(|(line, _)| line)
-                .collect();
+            let excluded = self.word_lines(&sig.unless_on_line, hits, text);
             lines.retain(|(line, _)| !excluded.contains(line));
         }
         lines.sort_unstable();

@@ -12,7 +12,8 @@ pub struct Text {
     /// Byte offset in `text` where each line starts; line `i` (0-based) is input line `i + 1`.
     pub line_starts: Vec<usize>,
     /// The first line (1-based) that carried Docker Compose's service column (`app-1  | `),
-    /// stripped like the other prefixes: the log came from a container Compose started.
+    /// stripped like the other prefixes, or one of Compose's status lines (`Creating app_run ...
+    /// done`, `Container app-1  Started`): the log came from a container Compose started.
     pub compose_line: Option<usize>,
 }
 
@@ -74,7 +75,9 @@ pub fn normalize(input: &[u8]) -> Text {
         // `strip_prefixes`, with a note of the first line that carried a Compose column.
         let unquoted = strip_quote(&clean);
         let after_compose = strip_compose(unquoted);
-        if out.compose_line.is_none() && after_compose.len() < unquoted.len() {
+        if out.compose_line.is_none()
+            && (after_compose.len() < unquoted.len() || is_compose_status(unquoted))
+        {
             out.compose_line = Some(out.line_starts.len());
         }
         out.text.push_str(strip_after_compose(after_compose));
@@ -228,6 +231,42 @@ fn strip_compose(line: &str) -> &str {
     } else {
         line
     }
+}
+
+/// One of Docker Compose's status lines about a container: v1's `Creating app_web_1 ... done`
+/// (also Starting/Recreating), v2's `Container app-web-1  Started` (also Created/Running/Recreated,
+/// after a `✔` or a spinner). pip's and conda's `... done` lines name no single container.
+fn is_compose_status(line: &str) -> bool {
+    let line = line.trim();
+    if let Some(rest) = line.strip_suffix(" ... done") {
+        let mut words = rest.split_whitespace();
+        let verb = words.next();
+        let name = words.next();
+        return matches!(verb, Some("Creating" | "Starting" | "Recreating"))
+            && name.is_some_and(is_container_name)
+            && words.next().is_none();
+    }
+    let line = line.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+    let Some(rest) = line.strip_prefix("Container ") else {
+        return false;
+    };
+    let mut words = rest.split_whitespace();
+    words.next().is_some_and(is_container_name)
+        && matches!(
+            words.next(),
+            Some("Started" | "Created" | "Running" | "Recreated")
+        )
+        && words.next().is_none()
+}
+
+/// A Compose container name: letters, digits, `-`, `_`, `.`, ending in a replica number.
+fn is_container_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    bytes.len() > 2
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && bytes.iter().any(|b| matches!(b, b'-' | b'_'))
 }
 
 /// syslog/journald: `Mon DD hh:mm:ss host tag[pid]: message`.
@@ -509,6 +548,26 @@ mod tests {
         assert_eq!(t.line(6), "name | value");
         assert_eq!(t.compose_line, Some(3));
         assert_eq!(normalize(b"name | value\nx_1 y | z").compose_line, None);
+    }
+
+    #[test]
+    fn compose_status_lines_mark_a_compose_log() {
+        for log in [
+            &b"Creating vqgan-clip-docker_generate_run ... done\nRuntimeError: boom"[..],
+            b" \xe2\x9c\x94 Container kokoro-tts-1  Started\nRuntimeError: boom",
+            b"Container app-web-1  Created",
+        ] {
+            assert_eq!(normalize(log).compose_line, Some(1), "{log:?}");
+        }
+        for log in [
+            &b"Preparing metadata (setup.py) ... done"[..],
+            b"Building wheel for foo (setup.py) ... done",
+            b"Creating environment ... done",
+            b"Executing transaction: done",
+            b"Container started",
+        ] {
+            assert_eq!(normalize(log).compose_line, None, "{log:?}");
+        }
     }
 
     #[test]

@@ -74,6 +74,8 @@ struct SignatureRow {
     unless_on_line: Vec<String>,
     #[serde(default)]
     versions_differ: bool,
+    #[serde(default)]
+    symptom: bool,
     frameworks: Vec<String>,
     weight: f64,
     explanation: String,
@@ -134,6 +136,10 @@ pub struct Signature {
     /// versions (major.minor, read after the pattern by `extract::stated_version`): two
     /// toolkits named in one log.
     pub versions_differ: bool,
+    /// Only the symptom (`torch.cuda.is_available()` is False, a library's own "no GPU found"):
+    /// on the line the program died with it does not push the messages before it, which name
+    /// why, into "said on the way".
+    pub symptom: bool,
     pub frameworks: Vec<String>,
     /// How specific the message is, 0..=1.
     pub weight: f64,
@@ -300,6 +306,7 @@ impl Catalogue {
                     requires_on_line: row.requires_on_line,
                     unless_on_line: row.unless_on_line,
                     versions_differ: row.versions_differ,
+                    symptom: row.symptom,
                     frameworks: row.frameworks,
                     weight: row.weight,
                     explanation: row.explanation.trim().to_string(),

@@ -348,9 +348,9 @@ impl Explainer {
         // The exception the program died with: signatures on that line speak loudest.
         let final_error = final_exception_line(text);
         let any_on_final = final_error.is_some_and(|f| {
-            found
-                .iter()
-                .any(|(_, lines)| lines.iter().any(|(l, _)| *l == f))
+            found.iter().any(|(si, lines)| {
+                !self.catalogue.signatures[*si].symptom && lines.iter().any(|(l, _)| *l == f)
+            })
         });
 
         // Every cause of every signature found, scored by the words around it.

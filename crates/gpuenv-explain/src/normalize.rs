@@ -1,9 +1,14 @@
 //! Turns what people paste into plain lines: lossy UTF-8, CRLF and lone CR, ANSI escape
 //! sequences, TensorFlow/XLA (absl) log prefixes, Jupyter's traceback arrows, and a log pasted
-//! as one JSON string with literal `\n`s. Line numbers stay those of the input; where a Docker
-//! Compose service column was stripped is remembered.
+//! as one JSON string with literal `\n`s, and the C library's translated loader messages
+//! (`无法打开共享对象文件: 没有那个文件或目录` from a zh_CN locale) as the English the catalogue
+//! matches. Line numbers stay those of the input; where a Docker Compose service column was
+//! stripped is remembered.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
 
 /// The normalised text: one string, lines joined by `\n`, with where each line starts.
 #[derive(Debug, Clone, Default)]
@@ -58,6 +63,7 @@ pub fn normalize(input: &[u8]) -> Text {
     };
     // One pass over the whole text; line breaks stay where they are.
     let source = fold_quotes(source);
+    let source = translate_libc_messages(&source);
     let mut out = Text {
         text: String::with_capacity(source.len()),
         line_starts: Vec::with_capacity(source.len() / 60 + 1),
@@ -117,6 +123,91 @@ pub fn fold_quotes(text: &str) -> Cow<'_, str> {
             })
             .collect(),
     )
+}
+
+/// glibc's translations of the loader messages (data/libc-messages.tsv, read from the libc.mo
+/// catalogues of Debian's `locales` package by tools/locales/libc_messages.py).
+const LIBC_MESSAGES: &str = include_str!("../data/libc-messages.tsv");
+
+/// The translations and the English each stands for, longest first among overlapping ones.
+struct LibcMessages {
+    matcher: AhoCorasick,
+    english: Vec<&'static str>,
+}
+
+/// Built on first use from `LIBC_MESSAGES`; `None` if the table is unusable (a test checks it
+/// is not).
+fn libc_messages() -> Option<&'static LibcMessages> {
+    static TABLE: OnceLock<Option<LibcMessages>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut translated = Vec::new();
+            let mut english = Vec::new();
+            for line in LIBC_MESSAGES.lines() {
+                if line.starts_with('#') || line.trim().is_empty() {
+                    continue;
+                }
+                let mut fields = line.split('\t');
+                let (Some(msgid), Some(_locale), Some(translation)) =
+                    (fields.next(), fields.next(), fields.next())
+                else {
+                    continue;
+                };
+                translated.push(translation);
+                english.push(msgid);
+            }
+            let matcher = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&translated)
+                .ok()?;
+            Some(LibcMessages { matcher, english })
+        })
+        .as_ref()
+}
+
+/// The C library's loader messages in another language (`无法打开共享对象文件`, `Kann die
+/// Shared-Object-Datei nicht öffnen`) as glibc's English, which is what the catalogue matches.
+/// A loader message names the library it failed on, so only lines with `.so` in them are
+/// scanned; a log without any is returned as it is.
+pub fn translate_libc_messages(text: &str) -> Cow<'_, str> {
+    let Some(table) = libc_messages() else {
+        return Cow::Borrowed(text);
+    };
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    // `text[..copied]` is in `out`; a `.so` before `next_line` is on a line already read.
+    let mut copied = 0;
+    let mut next_line = 0;
+    for hit in memchr::memmem::find_iter(bytes, ".so") {
+        if hit < next_line {
+            continue;
+        }
+        let line_start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &bytes[hit..]).map_or(text.len(), |i| hit + i);
+        next_line = line_end;
+        let line = &text[line_start..line_end];
+        let mut found = table.matcher.find_iter(line).peekable();
+        if found.peek().is_none() {
+            continue;
+        }
+        let buffer = out.get_or_insert_with(|| String::with_capacity(text.len() + 64));
+        buffer.push_str(&text[copied..line_start]);
+        let mut last = 0;
+        for m in found {
+            buffer.push_str(&line[last..m.start()]);
+            buffer.push_str(table.english[m.pattern().as_usize()]);
+            last = m.end();
+        }
+        buffer.push_str(&line[last..]);
+        copied = line_end;
+    }
+    match out {
+        Some(mut buffer) => {
+            buffer.push_str(&text[copied..]);
+            Cow::Owned(buffer)
+        }
+        None => Cow::Borrowed(text),
+    }
 }
 
 /// A whole log pasted as one escaped string (from JSON, a notebook, a Python repr): few real
@@ -408,6 +499,58 @@ fn strip_jupyter_arrow(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn libc_messages_table_is_usable() {
+        let table = libc_messages().expect("data/libc-messages.tsv builds a matcher");
+        // Three messages in some thirty languages.
+        assert!(table.english.len() > 60, "{}", table.english.len());
+        for english in &table.english {
+            assert!(
+                [
+                    "cannot open shared object file",
+                    "error while loading shared libraries",
+                    "No such file or directory"
+                ]
+                .contains(english),
+                "{english}"
+            );
+        }
+    }
+
+    #[test]
+    fn translated_loader_messages_read_as_english() {
+        // An mxnet import on a zh_CN desktop (arch4edu/arch4edu#23).
+        let zh = "OSError: libopenblas.so.0: 无法打开共享对象文件: 没有那个文件或目录";
+        assert_eq!(
+            translate_libc_messages(zh),
+            "OSError: libopenblas.so.0: cannot open shared object file: No such file or directory"
+        );
+        let de = "./a.out: Fehler beim Laden der Shared Libraries: libcudart.so.12: Kann die \
+                  Shared-Object-Datei nicht öffnen: Datei oder Verzeichnis nicht gefunden";
+        assert_eq!(
+            translate_libc_messages(de),
+            "./a.out: error while loading shared libraries: libcudart.so.12: cannot open shared \
+             object file: No such file or directory"
+        );
+        // Only the lines that name a library; the others stay as they were, in order.
+        let mixed = format!("a.so 是库\n{zh}\nDatei oder Verzeichnis nicht gefunden\n{zh}");
+        let english =
+            "OSError: libopenblas.so.0: cannot open shared object file: No such file or directory";
+        assert_eq!(
+            translate_libc_messages(&mixed),
+            format!("a.so 是库\n{english}\nDatei oder Verzeichnis nicht gefunden\n{english}")
+        );
+        // Nothing to translate: the same text, not a copy.
+        let en = "libcudnn.so.8: cannot open shared object file: No such file or directory\n中文";
+        assert!(matches!(translate_libc_messages(en), Cow::Borrowed(_)));
+        // Line breaks, and so line numbers, stay where they were.
+        let two = format!("{zh}\nnext line");
+        let text = normalize(two.as_bytes());
+        assert_eq!(text.line_count(), 2);
+        assert_eq!(text.line(2), "next line");
+        assert!(text.line(1).ends_with("No such file or directory"));
+    }
 
     #[test]
     fn ansi_sequences_are_removed() {

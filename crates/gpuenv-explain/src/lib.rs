@@ -25,6 +25,7 @@ pub mod refine;
 pub mod words;
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use thiserror::Error;
@@ -76,7 +77,16 @@ pub struct Explainer {
     catalogue: Catalogue,
     matcher: Matcher,
     /// The last resort when no signature or hint answers ([`words`]); none when not given.
-    words: Option<WordModel>,
+    words: Words,
+}
+
+/// The word model of an [`Explainer`]: none, one given, or the built-in one, parsed on first use
+/// (most logs are answered by a signature and never need it).
+#[derive(Debug, Clone)]
+enum Words {
+    None,
+    Given(WordModel),
+    Builtin(OnceLock<Option<WordModel>>),
 }
 
 /// How sure a diagnosis is.
@@ -181,7 +191,9 @@ struct Candidate {
 impl Explainer {
     /// The explainer over the built-in catalogue.
     pub fn builtin() -> Result<Explainer, ExplainError> {
-        Ok(Explainer::new(Catalogue::builtin()?)?.with_words(WordModel::builtin()?))
+        let mut explainer = Explainer::new(Catalogue::builtin()?)?;
+        explainer.words = Words::Builtin(OnceLock::new());
+        Ok(explainer)
     }
 
     /// The explainer over a catalogue, without a word model.
@@ -190,18 +202,24 @@ impl Explainer {
         Ok(Explainer {
             catalogue,
             matcher,
-            words: None,
+            words: Words::None,
         })
     }
 
     /// The same explainer with `words` as its last resort.
     pub fn with_words(mut self, words: WordModel) -> Explainer {
-        self.words = Some(words);
+        self.words = Words::Given(words);
         self
     }
 
+    /// The word model, parsing the built-in one the first time it is asked for (a built-in
+    /// model that does not parse is none; `words::tests` keep it parsing).
     pub fn words(&self) -> Option<&WordModel> {
-        self.words.as_ref()
+        match &self.words {
+            Words::None => None,
+            Words::Given(model) => Some(model),
+            Words::Builtin(cell) => cell.get_or_init(|| WordModel::builtin().ok()).as_ref(),
+        }
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -312,7 +330,7 @@ impl Explainer {
         facts: Option<&Facts>,
         kb: Option<&Kb>,
     ) -> Explanation {
-        self.conclude_with_words(scanned, facts, kb, self.words.as_ref())
+        self.conclude_lazily(scanned, facts, kb, || self.words())
     }
 
     /// [`Explainer::conclude`] with another word model as the last resort (or none): the corpus
@@ -323,6 +341,18 @@ impl Explainer {
         facts: Option<&Facts>,
         kb: Option<&Kb>,
         words: Option<&WordModel>,
+    ) -> Explanation {
+        self.conclude_lazily(scanned, facts, kb, || words)
+    }
+
+    /// The work of [`Explainer::conclude`]; `words` is asked for the word model only when no
+    /// signature or hint answers.
+    fn conclude_lazily<'w>(
+        &self,
+        scanned: &ScannedLog,
+        facts: Option<&Facts>,
+        kb: Option<&Kb>,
+        words: impl FnOnce() -> Option<&'w WordModel>,
     ) -> Explanation {
         let ScannedLog { text, hits } = scanned;
 
@@ -526,7 +556,7 @@ impl Explainer {
             .is_none_or(|d| d.confidence < ANSWER_FLOOR)
         {
             if let Some(guess) =
-                words.and_then(|w| resemblance_diagnosis(w, text, !found.is_empty()))
+                words().and_then(|w| resemblance_diagnosis(w, text, !found.is_empty()))
             {
                 diagnoses.retain(|d| d.category != guess.category);
                 diagnoses.insert(0, guess);

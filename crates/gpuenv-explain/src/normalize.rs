@@ -170,9 +170,6 @@ fn libc_messages() -> Option<&'static LibcMessages> {
 /// A loader message names the library it failed on, so only lines with `.so` in them are
 /// scanned; a log without any is returned as it is.
 pub fn translate_libc_messages(text: &str) -> Cow<'_, str> {
-    let Some(table) = libc_messages() else {
-        return Cow::Borrowed(text);
-    };
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     // `text[..copied]` is in `out`; a `.so` before `next_line` is on a line already read.
@@ -186,6 +183,10 @@ pub fn translate_libc_messages(text: &str) -> Cow<'_, str> {
         let line_end = memchr::memchr(b'\n', &bytes[hit..]).map_or(text.len(), |i| hit + i);
         next_line = line_end;
         let line = &text[line_start..line_end];
+        // The table is built the first time a line names a library.
+        let Some(table) = libc_messages() else {
+            return Cow::Borrowed(text);
+        };
         let mut found = table.matcher.find_iter(line).peekable();
         if found.peek().is_none() {
             continue;

@@ -1420,3 +1420,21 @@ fn a_pattern_beside_an_unless_on_line_word_does_not_count() {
     assert_eq!(top.category, Category::PackageConflict);
     assert_eq!(top.signature, "jax-jaxlib-version");
 }
+
+/// The built-in explainer parses its word model only when a log needs it, and it parses.
+#[test]
+fn the_builtin_word_model_is_there_when_asked_for() {
+    let explainer = Explainer::builtin().unwrap();
+    let words = explainer.words().expect("the built-in word model parses");
+    assert!(words.len() > 1000, "{} words", words.len());
+    // A log no signature knows gets the word model's guess, as before it was lazy.
+    let explanation = explainer.explain(
+        b"When I start multi gpu training with torch.distributed.launch the program hangs and \
+          fails with a timeout error in the nccl watchdog",
+        None,
+        None,
+    );
+    let top = explanation.top().expect("a guess");
+    assert_eq!(top.signature, "words");
+    assert_eq!(top.category, Category::NcclNetworkConfig);
+}

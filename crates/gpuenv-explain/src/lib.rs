@@ -921,6 +921,14 @@ fn log_evidence(text: &Text, lines: &[(usize, usize)]) -> Vec<Evidence> {
 
 /// Line `line`, cut to `SNIPPET` characters around `offset` when it is long.
 fn snippet(text: &Text, line: usize, offset: usize) -> String {
+    if let Some(pasted) = text.as_pasted(line) {
+        // Translated for matching: quote the user's own words, from the start of the line.
+        let pasted = pasted.trim();
+        return match pasted.char_indices().nth(SNIPPET) {
+            Some((end, _)) => format!("{}…", &pasted[..end]),
+            None => pasted.to_string(),
+        };
+    }
     let s = text.line(line).trim_end();
     if s.chars().count() <= SNIPPET {
         return s.trim_start().to_string();

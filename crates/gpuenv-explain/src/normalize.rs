@@ -20,6 +20,9 @@ pub struct Text {
     /// stripped like the other prefixes, or one of Compose's status lines (`Creating app_run ...
     /// done`, `Container app-1  Started`): the log came from a container Compose started.
     pub compose_line: Option<usize>,
+    /// The lines (1-based) whose C library messages were translated to English, each as it was
+    /// pasted (without ANSI escapes): what evidence quotes, so the user sees their own words.
+    pub translated: Vec<(usize, String)>,
 }
 
 impl Text {
@@ -34,6 +37,14 @@ impl Text {
             Ok(i) => i + 1,
             Err(i) => i.max(1),
         }
+    }
+
+    /// Line `number` as pasted when its C library messages were translated, else `None`.
+    pub fn as_pasted(&self, number: usize) -> Option<&str> {
+        self.translated
+            .iter()
+            .find(|(line, _)| *line == number)
+            .map(|(_, pasted)| pasted.as_str())
     }
 
     /// Line `number` (1-based) without its newline; empty when out of range.
@@ -63,11 +74,27 @@ pub fn normalize(input: &[u8]) -> Text {
     };
     // One pass over the whole text; line breaks stay where they are.
     let source = fold_quotes(source);
-    let source = translate_libc_messages(&source);
+    let english = translate_libc_messages(&source);
+    let translated = match &english {
+        Cow::Borrowed(_) => Vec::new(),
+        // Newlines are never translated: the lines pair up.
+        Cow::Owned(english) => source
+            .split('\n')
+            .zip(english.split('\n'))
+            .enumerate()
+            .filter(|(_, (pasted, english))| pasted != english)
+            .map(|(i, (pasted, _))| {
+                let pasted = progress_bar_tail(pasted.strip_suffix('\r').unwrap_or(pasted));
+                (i + 1, strip_ansi(pasted))
+            })
+            .collect(),
+    };
+    let source = english;
     let mut out = Text {
         text: String::with_capacity(source.len()),
         line_starts: Vec::with_capacity(source.len() / 60 + 1),
         compose_line: None,
+        translated,
     };
     for raw in source.split('\n') {
         out.line_starts.push(out.text.len());
@@ -551,6 +578,9 @@ mod tests {
         assert_eq!(text.line_count(), 2);
         assert_eq!(text.line(2), "next line");
         assert!(text.line(1).ends_with("No such file or directory"));
+        // What the user pasted is kept for the evidence.
+        assert_eq!(text.as_pasted(1), Some(zh));
+        assert_eq!(text.as_pasted(2), None);
     }
 
     #[test]

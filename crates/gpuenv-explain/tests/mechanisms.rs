@@ -1438,3 +1438,24 @@ fn the_builtin_word_model_is_there_when_asked_for() {
     assert_eq!(top.signature, "words");
     assert_eq!(top.category, Category::NcclNetworkConfig);
 }
+
+/// A loader message in the C library's German is matched as glibc's English, and the evidence
+/// quotes the line as the user pasted it.
+#[test]
+fn a_translated_loader_message_is_recognised_and_quoted_as_pasted() {
+    let pasted = "OSError: libcudnn.so.9: Kann die Shared-Object-Datei nicht öffnen: Datei oder \
+                  Verzeichnis nicht gefunden";
+    let log = format!("Traceback (most recent call last):\n  File \"t.py\", line 1\n{pasted}\n");
+    let explanation = explainer().explain(log.as_bytes(), None, None);
+    let top = explanation.top().expect("an answer");
+    assert_eq!(top.category, Category::CudnnMissing);
+    let quoted: Vec<&str> = top
+        .evidence
+        .iter()
+        .filter_map(|e| match e {
+            gpuenv_explain::Evidence::Log { line: 3, text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(quoted, vec![pasted]);
+}

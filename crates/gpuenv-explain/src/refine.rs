@@ -43,10 +43,15 @@ pub enum FactCheck {
     VisibleDevices,
     /// Does `LD_LIBRARY_PATH` name CUDA or cuDNN directories?
     LdLibraryPath,
+    /// Is no CUDA toolkit with an `nvcc` installed? (Confirms a missing toolkit.)
+    ToolkitMissing,
+    /// Is a toolkit with an `nvcc` installed where a build does not look (CUDA_HOME unset or
+    /// naming another directory, no `nvcc` on PATH)? (Confirms a variable to set.)
+    ToolkitUnreached,
 }
 
 /// Every check, with its catalogue id.
-const CHECKS: [(&str, FactCheck); 14] = [
+const CHECKS: [(&str, FactCheck); 16] = [
     ("driver-present", FactCheck::DriverPresent),
     ("driver-versions-agree", FactCheck::DriverVersionsAgree),
     ("driver-cuda-vs-framework", FactCheck::DriverCudaVsFramework),
@@ -61,6 +66,8 @@ const CHECKS: [(&str, FactCheck); 14] = [
     ("device-nodes", FactCheck::DeviceNodes),
     ("visible-devices", FactCheck::VisibleDevices),
     ("ld-library-path", FactCheck::LdLibraryPath),
+    ("toolkit-missing", FactCheck::ToolkitMissing),
+    ("toolkit-unreached", FactCheck::ToolkitUnreached),
 ];
 
 impl FactCheck {
@@ -320,8 +327,55 @@ pub fn evaluate(
                 ));
             }
         }
+        FactCheck::ToolkitMissing => match toolkits_with_nvcc(facts).first() {
+            None => out.push(say(
+                Effect::Confirms,
+                "no CUDA toolkit with nvcc is installed (looked in /usr/local/cuda*, /usr, CUDA_HOME and PATH)"
+                    .to_string(),
+            )),
+            Some(root) => out.push(say(
+                Effect::RulesOut,
+                format!("a CUDA toolkit with nvcc is installed at {root}"),
+            )),
+        },
+        FactCheck::ToolkitUnreached => {
+            let installed = toolkits_with_nvcc(facts);
+            let home = facts.cuda.cuda_home.as_ref().map(|v| v.value.as_str());
+            let home_names_one = facts.cuda.cuda_home.as_ref().is_some_and(|v| v.is_toolkit);
+            match installed.first() {
+                None => out.push(say(
+                    Effect::RulesOut,
+                    "no CUDA toolkit with nvcc is installed, so no variable can point at one"
+                        .to_string(),
+                )),
+                Some(root) if !home_names_one && facts.cuda.nvcc_on_path.is_none() => {
+                    out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "a CUDA toolkit is installed at {root}, but {} and no nvcc is on PATH",
+                            match home {
+                                None => "CUDA_HOME is not set".to_string(),
+                                Some(h) => format!("CUDA_HOME is {h}"),
+                            }
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
     }
     out
+}
+
+/// The roots of the installed CUDA toolkits that have an `nvcc`.
+fn toolkits_with_nvcc(facts: &Facts) -> Vec<&str> {
+    facts
+        .cuda
+        .toolkits
+        .iter()
+        .filter(|t| t.nvcc.is_some())
+        .map(|t| t.root.as_str())
+        .collect()
 }
 
 /// The first index of a `CUDA_VISIBLE_DEVICES` list and the number of NVIDIA GPUs, when that

@@ -10,7 +10,7 @@
 use gpuenv_explain::{Catalogue, Category, Explainer, Level, ANSWER_FLOOR, MEDIUM};
 use gpuenv_facts::{
     CudnnInstall, DriverLibrary, Facts, FrameworkFacts, Gpu, KernelModule, LinkState,
-    PythonEnvironment, Source, Sourced, TensorflowBuild, TorchBuild,
+    PythonEnvironment, Source, Sourced, TensorflowBuild, Toolkit, TorchBuild,
 };
 use gpuenv_kb::Kb;
 
@@ -453,6 +453,57 @@ fn no_device_is_the_variable_from_the_text_and_the_facts_decide() {
     let top = x.top().unwrap();
     assert_eq!(top.category, Category::EnvVarMisconfiguration);
     assert_eq!(top.level, Level::Medium);
+}
+
+/// "CUDA_HOME environment variable is not set": a variable to set (medium) from the text alone;
+/// on a machine with no toolkit at all the toolkit is what is missing, and on one whose toolkit
+/// the variable does not name, the variable is confirmed.
+#[test]
+fn cuda_home_unset_is_the_variable_or_a_missing_toolkit_by_the_facts() {
+    let text = b"OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n";
+    let e = explainer();
+    let alone = e.explain(text, None, None);
+    assert_eq!(
+        alone.top().unwrap().category,
+        Category::EnvVarMisconfiguration
+    );
+    assert!(alone
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::CudaRuntimeLibMissing));
+
+    let without = machine(1, Some("550.144.03"), None);
+    let x = e.explain(text, Some(&without), None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::CudaRuntimeLibMissing);
+    assert!(
+        format!("{:?}", top.evidence).contains("no CUDA toolkit with nvcc"),
+        "{:?}",
+        top.evidence
+    );
+
+    let mut with = machine(1, Some("550.144.03"), None);
+    with.cuda.toolkits.push(Toolkit {
+        root: "/usr/local/cuda-12.4".to_string(),
+        real_root: "/usr/local/cuda-12.4".to_string(),
+        version: None,
+        layout: "nvidia".to_string(),
+        found_via: vec!["/usr/local/cuda-*".to_string()],
+        nvcc: Some("/usr/local/cuda-12.4/bin/nvcc".to_string()),
+    });
+    let x = e.explain(text, Some(&with), None);
+    let top = x.top().unwrap();
+    assert_eq!(top.category, Category::EnvVarMisconfiguration);
+    assert_eq!(top.level, Level::High);
+    assert!(
+        format!("{:?}", top.evidence).contains("/usr/local/cuda-12.4"),
+        "{:?}",
+        top.evidence
+    );
+    assert!(x
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::CudaRuntimeLibMissing));
 }
 
 /// The JSON of a diagnosis (`gpuenv explain --format json`): the fields it promises.

@@ -439,13 +439,18 @@ impl Explainer {
                 }
                 // Category hints speak where the cause's own words did not.
                 for hint in &self.catalogue.hints {
-                    let Some(first) = self.hint_line(hint, &quiet, hits, text) else {
+                    if self.hint_line(hint, &quiet, hits, text).is_none() {
                         continue;
-                    };
+                    }
+                    // A hint word inside the message itself (`docker: Error response ...`) is
+                    // part of what matched, not more evidence for one of its causes.
                     if hint.category == cause.category && !favoured {
-                        favoured = true;
-                        score += (1.0 - score) * 0.4;
-                        log.push(first);
+                        if let Some(first) = self.hint_line_beside(hint, &quiet, hits, text, lines)
+                        {
+                            favoured = true;
+                            score += (1.0 - score) * 0.4;
+                            log.push(first);
+                        }
                     }
                     if hint.against.contains(&cause.category) {
                         argued = true;
@@ -667,13 +672,25 @@ impl Explainer {
         hits: &Hits,
         text: &Text,
     ) -> Option<(usize, usize)> {
+        self.hint_line_beside(hint, quiet, hits, text, &[])
+    }
+
+    /// The first line where a hint's word occurs outside the lines a signature matched.
+    fn hint_line_beside(
+        &self,
+        hint: &Hint,
+        quiet: &[(usize, usize)],
+        hits: &Hits,
+        text: &Text,
+        matched: &[(usize, usize)],
+    ) -> Option<(usize, usize)> {
         hint.words
             .iter()
             .filter_map(|w| {
                 self.matcher
                     .context_lines(self.matcher.id(w), quiet, hits, text)
-                    .first()
-                    .copied()
+                    .into_iter()
+                    .find(|(line, _)| !matched.iter().any(|(m, _)| m == line))
             })
             .min()
     }

@@ -506,6 +506,47 @@ fn cuda_home_unset_is_the_variable_or_a_missing_toolkit_by_the_facts() {
         .all(|d| d.category != Category::CudaRuntimeLibMissing));
 }
 
+/// Messages that a machine without an NVIDIA GPU prints as well are not `high` from one line:
+/// the same line with NVIDIA hardware in the log is, and with Intel graphics it is the program's
+/// request for a GPU that is wrong.
+#[test]
+fn no_gpu_messages_are_medium_alone_and_settled_by_the_hardware_named() {
+    let e = explainer();
+    for (line, category) in [
+        (
+            "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+            Category::DriverMissing,
+        ),
+        (
+            "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+            Category::ContainerRuntime,
+        ),
+        (
+            "ValueError: This CTranslate2 package was not compiled with CUDA support",
+            Category::CpuOnlyBuild,
+        ),
+    ] {
+        let alone = e.explain(format!("{line}\n").as_bytes(), None, None);
+        let top = alone.top().unwrap();
+        assert_eq!(top.category, category, "{line}");
+        assert_eq!(top.level, Level::Medium, "{line}");
+
+        let with_gpu = format!("GPU 0: NVIDIA GeForce RTX 3060\n{line}\n");
+        let x = e.explain(with_gpu.as_bytes(), None, None);
+        let top = x.top().unwrap();
+        assert_eq!(top.category, category, "{line}");
+        assert_eq!(top.level, Level::High, "{line}");
+
+        let intel = format!("Graphics: Mesa Intel(R) UHD Graphics 620\n{line}\n");
+        let x = e.explain(intel.as_bytes(), None, None);
+        assert_eq!(
+            x.top().unwrap().category,
+            Category::NotAnEnvironmentProblem,
+            "{line}"
+        );
+    }
+}
+
 /// The JSON of a diagnosis (`gpuenv explain --format json`): the fields it promises.
 #[test]
 fn a_diagnosis_serialises_its_fields() {
@@ -1103,11 +1144,13 @@ fn a_log_naming_wsl_argues_against_a_container_cause() {
     );
 }
 
+/// `--gpus` on a laptop whose only graphics is Intel's: there is no NVIDIA GPU to pass in, so the
+/// request is what to change (LABELLING.md), not the container toolkit.
 #[test]
 fn docker_asked_for_gpus_on_intel_graphics_has_no_nvidia_gpu() {
     let log = b"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n\nI'm using Ubuntu 22.04.02 LTS\nGraphics Mesa Intel\xc2\xae Xe Graphics (TGL GT2)\n";
     let x = explainer().explain(log, None, None);
-    assert_eq!(x.top().unwrap().category, Category::DriverMissing);
+    assert_eq!(x.top().unwrap().category, Category::NotAnEnvironmentProblem);
 }
 
 #[test]

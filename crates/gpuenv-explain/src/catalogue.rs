@@ -167,8 +167,8 @@ pub struct Cause {
     /// A cause only the facts can name (a library installed where the loader does not look
     /// reads like a missing one): it is a candidate only when one of its `facts` confirms it.
     pub needs_facts: bool,
-    /// A cause only its `when` words can name (`nvidia-smi: command not found` beside an
-    /// insufficient driver): it is a candidate only when one of them is in the log.
+    /// A cause only its `when` words (or `when_text` checks) can name (`nvidia-smi: command not
+    /// found` beside an insufficient driver): it is a candidate only when one of them is in the log.
     pub needs_words: bool,
     pub fix: String,
 }
@@ -281,9 +281,9 @@ impl Catalogue {
                             c.category
                         )));
                     }
-                    if c.needs_words && c.when.is_empty() {
+                    if c.needs_words && c.when.is_empty() && c.when_text.is_empty() {
                         return Err(invalid(format!(
-                            "a `{}` cause with needs_words names no `when` words",
+                            "a `{}` cause with needs_words names no `when` words or checks",
                             c.category
                         )));
                     }

@@ -154,6 +154,11 @@ pub enum TextCheck {
     /// A line of the log carried Docker Compose's service column (`qna-transformers_1  | `,
     /// `ollama-1  | `, which normalising strips): the program ran in a container Compose started.
     ComposeLogPrefix,
+    /// torch's `Found GPU0 ... which is of cuda capability 12.1. Minimum and Maximum cuda
+    /// capability supported by this version of PyTorch is (8.0) - (12.0)`: the GPU is a newer
+    /// minor revision of the newest major the build has code for, so that code runs on it (a cubin
+    /// for X.y runs on X.z with z >= y) and the warning is harmless.
+    CapabilityNewerMinorOfSupportedMajor,
 }
 
 impl TextCheck {
@@ -164,6 +169,9 @@ impl TextCheck {
             "ld-library-path-names-cuda" => Some(TextCheck::LdLibraryPathNamesCuda),
             "f-string-syntax-error" => Some(TextCheck::FStringSyntaxError),
             "compose-log-prefix" => Some(TextCheck::ComposeLogPrefix),
+            "capability-newer-minor-of-supported-major" => {
+                Some(TextCheck::CapabilityNewerMinorOfSupportedMajor)
+            }
             _ => None,
         }
     }
@@ -306,8 +314,55 @@ fn push_unique<T: PartialEq>(v: &mut Vec<T>, item: T) {
     }
 }
 
+/// Whether a torch capability warning's GPU (`which is of cuda capability X.Y`) has the same major
+/// as the newest capability the build supports (`... is (A.B) - (C.D)`) and a higher minor: binary
+/// code for C.D runs on it ([`TextCheck::CapabilityNewerMinorOfSupportedMajor`]).
+pub fn capability_newer_minor_of_supported_major(line: &str) -> bool {
+    let gpu = line
+        .split_once("which is of cuda capability ")
+        .and_then(|(_, rest)| major_minor(rest));
+    let max = line
+        .split_once(") - (")
+        .and_then(|(_, rest)| major_minor(rest));
+    match (gpu, max) {
+        (Some((major, minor)), Some((max_major, max_minor))) => {
+            major == max_major && minor > max_minor
+        }
+        _ => false,
+    }
+}
+
+/// The `X.Y` at the start of `text` as two numbers.
+fn major_minor(text: &str) -> Option<(u32, u32)> {
+    let (major, rest) = text.split_once('.')?;
+    let minor: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    Some((major.trim().parse().ok()?, minor.parse().ok()?))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_newer_minor_of_the_newest_supported_major_is_covered() {
+        let warning = |gpu: &str, max: &str| {
+            format!("Found GPU0 NVIDIA GB10 which is of cuda capability {gpu}. Minimum and Maximum cuda capability supported by this version of PyTorch is (8.0) - ({max})")
+        };
+        assert!(super::capability_newer_minor_of_supported_major(&warning(
+            "12.1", "12.0"
+        )));
+        assert!(!super::capability_newer_minor_of_supported_major(&warning(
+            "12.0", "9.0"
+        )));
+        assert!(!super::capability_newer_minor_of_supported_major(&warning(
+            "3.5", "9.0"
+        )));
+        assert!(!super::capability_newer_minor_of_supported_major(&warning(
+            "9.0", "9.0"
+        )));
+        assert!(!super::capability_newer_minor_of_supported_major(
+            "which is of cuda capability x.y"
+        ));
+    }
+
     use super::*;
 
     #[test]

@@ -413,9 +413,6 @@ impl Explainer {
                         log.push(*first);
                     }
                 }
-                if cause.needs_words && !words_found {
-                    continue;
-                }
                 let mut argued = cause.unless.iter().any(|w| {
                     !self
                         .matcher
@@ -426,9 +423,14 @@ impl Explainer {
                 for check in &cause.when_text {
                     if let Some(line) = self.text_check(*check, lines, hits, text) {
                         favoured = true;
+                        words_found = true;
                         score += (1.0 - score) * 0.4;
                         log.push(line);
                     }
+                }
+                // A cause only its words (or text checks) can name.
+                if cause.needs_words && !words_found {
+                    continue;
                 }
                 if cause
                     .unless_text
@@ -649,6 +651,12 @@ impl Explainer {
                         .unwrap_or(0),
                 )
             }),
+            TextCheck::CapabilityNewerMinorOfSupportedMajor => sig_lines
+                .iter()
+                .find(|(line, _)| {
+                    extract::capability_newer_minor_of_supported_major(text.line(*line))
+                })
+                .copied(),
             TextCheck::LdLibraryPathNamesCuda => hits
                 .lines(self.matcher.id("LD_LIBRARY_PATH"), text)
                 .into_iter()

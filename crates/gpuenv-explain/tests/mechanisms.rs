@@ -547,6 +547,34 @@ fn no_gpu_messages_are_medium_alone_and_settled_by_the_hardware_named() {
     }
 }
 
+/// torch's capability warning: a GPU older than the build's oldest architecture has no kernels;
+/// a newer minor revision of its newest major runs that code, so the warning is harmless.
+#[test]
+fn a_capability_warning_is_harmless_for_a_newer_minor_of_the_newest_major() {
+    let e = explainer();
+    let warning = |name: &str, gpu: &str, max: &str| {
+        format!("Found GPU0 {name} which is of cuda capability {gpu}. Minimum and Maximum cuda capability supported by this version of PyTorch is (5.0) - ({max})\n")
+    };
+    let old = e.explain(
+        warning("NVIDIA GeForce GTX 780", "3.5", "9.0").as_bytes(),
+        None,
+        None,
+    );
+    assert_eq!(
+        old.top().unwrap().category,
+        Category::GpuArchUnsupportedByBuild
+    );
+    let newer = e.explain(
+        warning("NVIDIA GB10", "12.1", "12.0").as_bytes(),
+        None,
+        None,
+    );
+    assert_eq!(
+        newer.top().unwrap().category,
+        Category::NotAnEnvironmentProblem
+    );
+}
+
 /// The JSON of a diagnosis (`gpuenv explain --format json`): the fields it promises.
 #[test]
 fn a_diagnosis_serialises_its_fields() {

@@ -234,7 +234,13 @@ impl Explainer {
     /// The text-only half of [`Explainer::explain`]: normalises the log and runs the automaton
     /// over it. Needs no facts, so a caller can probe the machine at the same time.
     pub fn scan(&self, input: &[u8]) -> ScannedLog {
-        let text = normalize::normalize(input);
+        self.scan_text(normalize::normalize(input))
+    }
+
+    /// The automaton's half of [`Explainer::scan`], over a log already normalised with
+    /// [`normalize::normalize`] (which needs no catalogue, so a caller can normalise the log
+    /// while the explainer is built).
+    pub fn scan_text(&self, text: Text) -> ScannedLog {
         let hits = self.matcher.scan(&text);
         ScannedLog { text, hits }
     }

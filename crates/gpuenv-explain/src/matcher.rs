@@ -12,6 +12,12 @@ use crate::normalize::{fold_quotes, Text};
 /// How many occurrences of one string are kept (the first ones, plus always the last).
 const KEEP: usize = 16;
 
+/// A text is read by several threads only when each gets at least this many bytes.
+const PIECE_MIN: usize = 1 << 20;
+
+/// At most this many threads read one text.
+const MAX_THREADS: usize = 8;
+
 /// The automaton and the catalogue's strings, by index.
 #[derive(Debug, Clone)]
 pub struct Matcher {
@@ -19,6 +25,8 @@ pub struct Matcher {
     index: HashMap<String, usize>,
     /// The byte length of each string as matched (folded quotes, ASCII lower case).
     lengths: Vec<usize>,
+    /// The longest string's length.
+    longest: usize,
     count: usize,
 }
 
@@ -68,13 +76,17 @@ impl Matcher {
         catalogue.advice.iter().for_each(|a| add(&a.text));
         crate::provenance::markers().for_each(&mut add);
         crate::extract::TextCheck::markers().for_each(add);
+        // The strings are lower case and each piece of text is lowered before the pass: an
+        // automaton that knows both cases of every letter takes about twice as long to build,
+        // and building it is most of what explaining one line costs.
         let automaton = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
+            .ascii_case_insensitive(false)
             .match_kind(MatchKind::Standard)
             .build(&strings)?;
         Ok(Matcher {
             automaton,
             count: strings.len(),
+            longest: strings.iter().map(String::len).max().unwrap_or(0),
             lengths: strings.iter().map(String::len).collect(),
             index,
         })
@@ -185,17 +197,65 @@ impl Matcher {
         self.count == 0
     }
 
-    /// One pass over the text.
+    /// One pass over the text. A large text is cut into one piece per CPU, each piece read by
+    /// its own thread and reaching into the next by the longest string's length less one, so
+    /// that every occurrence starting in a piece is found there and nowhere else.
     pub fn scan(&self, text: &Text) -> Hits {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let pieces = (text.text.len() / PIECE_MIN).clamp(1, threads.clamp(1, MAX_THREADS));
+        self.scan_in_pieces(text, pieces)
+    }
+
+    /// [`Matcher::scan`] with the text cut into `pieces` pieces.
+    fn scan_in_pieces(&self, text: &Text, pieces: usize) -> Hits {
+        let bytes = text.text.as_bytes();
+        if pieces <= 1 {
+            return self.scan_piece(bytes, 0, bytes.len());
+        }
+        let size = bytes.len().div_ceil(pieces);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..pieces)
+                .map(|i| {
+                    let start = (i * size).min(bytes.len());
+                    let end = ((i + 1) * size).min(bytes.len());
+                    scope.spawn(move || self.scan_piece(bytes, start, end))
+                })
+                .collect();
+            let mut hits = Hits {
+                by_string: vec![Occurrences::default(); self.count],
+            };
+            for handle in handles {
+                let piece = match handle.join() {
+                    Ok(piece) => piece,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                };
+                hits.append(piece);
+            }
+            hits
+        })
+    }
+
+    /// The occurrences of every string that start in `bytes[start..end]`.
+    fn scan_piece(&self, bytes: &[u8], start: usize, end: usize) -> Hits {
         let mut by_string = vec![Occurrences::default(); self.count];
-        for m in self.automaton.find_overlapping_iter(&text.text) {
+        let reach = (end + self.longest.saturating_sub(1)).min(bytes.len());
+        // ASCII lower case keeps every byte where it is, so offsets stay the text's.
+        let piece = bytes
+            .get(start..reach)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        for m in self.automaton.find_overlapping_iter(&piece) {
+            let at = start + m.start();
+            if at >= end {
+                continue;
+            }
             let Some(occ) = by_string.get_mut(m.pattern().as_usize()) else {
                 continue;
             };
             if occ.first.len() < KEEP {
-                occ.first.push(m.start());
+                occ.first.push(at);
             }
-            occ.last = m.start();
+            occ.last = at;
             occ.count += 1;
         }
         Hits { by_string }
@@ -203,6 +263,19 @@ impl Matcher {
 }
 
 impl Hits {
+    /// Adds the occurrences of the piece of text that follows the one these hits cover.
+    fn append(&mut self, later: Hits) {
+        for (occ, more) in self.by_string.iter_mut().zip(later.by_string) {
+            if more.count == 0 {
+                continue;
+            }
+            let room = KEEP.saturating_sub(occ.first.len());
+            occ.first.extend(more.first.into_iter().take(room));
+            occ.last = more.last;
+            occ.count += more.count;
+        }
+    }
+
     /// Whether string `id` occurs anywhere.
     pub fn any(&self, id: Option<usize>) -> bool {
         id.and_then(|i| self.by_string.get(i))
@@ -233,4 +306,48 @@ fn inside(spans: &[(usize, usize)], offset: usize, len: usize) -> bool {
     spans
         .iter()
         .any(|(start, end)| offset >= *start && offset + len <= *end && len < end - start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::normalize;
+
+    /// Cut into pieces, the pass finds what one pass over the whole text finds: the same
+    /// counts, first occurrences and last occurrence of every string, also of occurrences that
+    /// straddle a cut.
+    #[test]
+    fn pieces_find_what_one_pass_finds() {
+        let catalogue = Catalogue::builtin().expect("the built-in catalogue");
+        let matcher = Matcher::new(&catalogue).expect("the automaton");
+        let message =
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+        let mut log = String::new();
+        for i in 0..4000 {
+            log.push_str(&format!(
+                "step {i} loss=0.1 CUDNN_STATUS_NOT_INITIALIZED out of memory\n"
+            ));
+            if i % 97 == 0 {
+                log.push_str(message);
+            }
+        }
+        let text = normalize(log.as_bytes());
+        let whole = matcher.scan_in_pieces(&text, 1);
+        let found = whole.by_string.iter().filter(|o| o.count > 0).count();
+        assert!(
+            found >= 3,
+            "the log should hold several catalogue strings, found {found}"
+        );
+        // Piece sizes that put cuts inside many occurrences.
+        for pieces in [2, 3, 7, 64, 1001] {
+            let cut = matcher.scan_in_pieces(&text, pieces);
+            for (i, (a, b)) in whole.by_string.iter().zip(&cut.by_string).enumerate() {
+                assert_eq!(
+                    (a.count, &a.first, a.last),
+                    (b.count, &b.first, b.last),
+                    "string {i} in {pieces} pieces"
+                );
+            }
+        }
+    }
 }

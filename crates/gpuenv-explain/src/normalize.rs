@@ -64,7 +64,11 @@ impl Text {
 
 /// Normalises raw bytes (any encoding; invalid UTF-8 becomes U+FFFD).
 pub fn normalize(input: &[u8]) -> Text {
-    let decoded = String::from_utf8_lossy(input);
+    // Checking valid UTF-8 first is much faster than the lossy decoder on a clean log.
+    let decoded = match std::str::from_utf8(input) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(input),
+    };
     let expanded;
     let source: &str = if looks_like_escaped_log(&decoded) {
         expanded = decoded.replace("\\r\\n", "\n").replace("\\n", "\n");
@@ -96,17 +100,21 @@ pub fn normalize(input: &[u8]) -> Text {
         compose_line: None,
         translated,
     };
-    for raw in source.split('\n') {
+    // A coloured line is cleaned in here, one buffer for all of them.
+    let mut scratch = String::new();
+    for raw in lines(&source) {
         out.line_starts.push(out.text.len());
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let line = progress_bar_tail(line);
-        let clean = if line.contains('\u{1b}') {
-            Cow::Owned(strip_ansi(line))
+        let clean = if memchr::memchr(0x1b, line.as_bytes()).is_some() {
+            scratch.clear();
+            strip_ansi_into(&mut scratch, line);
+            scratch.as_str()
         } else {
-            Cow::Borrowed(line)
+            line
         };
         // `strip_prefixes`, with a note of the first line that carried a Compose column.
-        let unquoted = strip_quote(&clean);
+        let unquoted = strip_quote(clean);
         let after_compose = strip_compose(unquoted);
         if out.compose_line.is_none()
             && (after_compose.len() < unquoted.len() || is_compose_status(unquoted))
@@ -238,16 +246,38 @@ pub fn translate_libc_messages(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// The `\n`-separated pieces of `text` (as `str::split('\n')` gives them, a last empty one
+/// after a trailing newline included), found with the SIMD `memchr`.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+    let mut start = 0;
+    // `\n` is ASCII: every cut is a character boundary.
+    ends.map(move |end| {
+        let line = text.get(start..end).unwrap_or("");
+        start = end + 1;
+        line
+    })
+}
+
+/// Where the first `first` directly followed by `second` is in `window`.
+fn find_pair(window: &[u8], first: u8, second: u8) -> Option<usize> {
+    memchr::memchr_iter(first, window).find(|&i| window.get(i + 1) == Some(&second))
+}
+
 /// A whole log pasted as one escaped string (from JSON, a notebook, a Python repr): few real
 /// lines, many literal `\n`.
 fn looks_like_escaped_log(text: &str) -> bool {
-    let real = text.bytes().filter(|b| *b == b'\n').count();
-    real <= 3 && text.matches("\\n").count() >= 2
+    let few_lines = memchr::memchr_iter(b'\n', text.as_bytes()).nth(3).is_none();
+    few_lines
+        && memchr::memmem::find_iter(text.as_bytes(), b"\\n")
+            .nth(1)
+            .is_some()
 }
 
 /// A line rewritten in place with `\r` (progress bars): the last version is what was shown.
 fn progress_bar_tail(line: &str) -> &str {
-    match line.rfind('\r') {
+    // `\r` is ASCII: the bytes around it are character boundaries.
+    match memchr::memrchr(b'\r', line.as_bytes()) {
         Some(i) if i + 1 < line.len() => &line[i + 1..],
         Some(i) => &line[..i],
         None => line,
@@ -258,6 +288,12 @@ fn progress_bar_tail(line: &str) -> &str {
 /// two-byte escapes).
 pub fn strip_ansi(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
+    strip_ansi_into(&mut out, line);
+    out
+}
+
+/// [`strip_ansi`], appending to `out`.
+fn strip_ansi_into(out: &mut String, line: &str) {
     let mut rest = line;
     // Copy the runs between escapes whole; most of a coloured line is text.
     while let Some(esc) = memchr::memchr(0x1b, rest.as_bytes()) {
@@ -265,7 +301,6 @@ pub fn strip_ansi(line: &str) -> String {
         rest = after_escape(&rest[esc + 1..]);
     }
     out.push_str(rest);
-    out
 }
 
 /// What follows an escape sequence, given what follows its ESC.
@@ -429,7 +464,7 @@ fn strip_syslog(line: &str) -> &str {
     };
     let tag_start = i + 1 + host_len + 1;
     let window = &bytes[tag_start..bytes.len().min(tag_start + 64)];
-    match window.windows(2).position(|w| w == b": ") {
+    match find_pair(window, b':', b' ') {
         Some(end) if !window[..end].contains(&b' ') && end > 0 => {
             line.get(tag_start + end + 2..).unwrap_or(line)
         }
@@ -475,7 +510,7 @@ fn strip_level_stamp(line: &str) -> &str {
         return line;
     }
     let window = &bytes[..bytes.len().min(96)];
-    match window.windows(2).position(|w| w == b"] ") {
+    match find_pair(window, b']', b' ') {
         Some(i) => rest.get(i + 2..).map(str::trim_start).unwrap_or(line),
         None => line,
     }
@@ -499,7 +534,7 @@ fn strip_glog(line: &str) -> &str {
     }
     // Byte search: `]` and ` ` are ASCII, so `i + 2` is a character boundary.
     let window = &bytes[..bytes.len().min(160)];
-    match window.windows(2).position(|w| w == b"] ") {
+    match find_pair(window, b']', b' ') {
         Some(i) => line.get(i + 2..).map(str::trim_start).unwrap_or(line),
         None => line,
     }

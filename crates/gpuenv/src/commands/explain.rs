@@ -6,10 +6,12 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 
+use gpuenv_explain::normalize::normalize;
 use gpuenv_explain::{Explainer, Explanation};
 use gpuenv_facts::Facts;
+use gpuenv_kb::Kb;
 use gpuenv_probe::{probe_all, Environment, SystemRoot};
 
 use crate::cli::{ExplainArgs, Format, GlobalArgs};
@@ -20,12 +22,10 @@ use crate::render;
 const MAX_INPUT: usize = 64 * 1024 * 1024;
 
 pub fn run(global: &GlobalArgs, args: &ExplainArgs) -> Result<ExitCode> {
-    let explainer = Explainer::builtin().context("the built-in signature catalogue")?;
     if !args.command.is_empty() {
-        return run_command(global, args, &explainer);
+        return run_command(global, args);
     }
-    let input = read_input(args)?;
-    let explanation = explain(global, args, &explainer, &input)?;
+    let explanation = explain(global, args, || read_input(args))?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     render_to(global, &mut out, &explanation)?;
@@ -62,35 +62,51 @@ fn tail(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
-/// Explains `input` with the facts the flags ask for.
+/// Explains the log `read` gives, with the facts the flags ask for. Reading and normalising the
+/// log, building the catalogue's automaton, and loading the knowledge base and probing the
+/// machine need nothing from one another, so they run side by side; only the automaton's pass
+/// over the log waits, for the log and the automaton.
 fn explain(
     global: &GlobalArgs,
     args: &ExplainArgs,
-    explainer: &Explainer,
-    input: &[u8],
+    read: impl FnOnce() -> Result<Vec<u8>>,
 ) -> Result<Explanation> {
-    // On a terminal, a status line while the machine is probed and a large log is matched.
-    let _progress = crate::progress::Progress::start("gpuenv: explaining…");
-    let kb = load_kb(global)?;
-    if let Some(report) = &args.report {
-        let facts = facts_from_report(report)?;
-        return Ok(explainer.explain(input, Some(&facts), Some(&kb)));
-    }
-    if args.no_probe {
-        return Ok(explainer.explain(input, None, Some(&kb)));
-    }
-    let root = SystemRoot::new(&global.root)
-        .with_context(|| format!("--root {}", global.root.display()))?;
+    let report = args.report.as_deref().map(facts_from_report).transpose()?;
+    let root = if report.is_none() && !args.no_probe {
+        let root = SystemRoot::new(&global.root)
+            .with_context(|| format!("--root {}", global.root.display()))?;
+        Some(root)
+    } else {
+        None
+    };
     let environment = Environment::from_process();
-    // The probes and the scan of the log need nothing from each other: run them side by side.
-    let (scanned, facts) = std::thread::scope(|scope| {
-        let probe = scope.spawn(|| probe_all(&root, &environment, &kb));
-        let scanned = explainer.scan(input);
-        (scanned, probe.join())
+    let (scanned, explainer, machine) = std::thread::scope(|scope| {
+        let explainer = scope.spawn(Explainer::builtin);
+        let machine = scope.spawn(|| -> Result<(Kb, Option<Facts>)> {
+            let kb = load_kb(global)?;
+            let facts = root.as_ref().map(|root| probe_all(root, &environment, &kb));
+            Ok((kb, facts))
+        });
+        let text = read().map(|bytes| normalize(&bytes));
+        // On a terminal, a status line while the machine is probed and a large log is matched.
+        let _progress = crate::progress::Progress::start("gpuenv: explaining…");
+        let explainer = join(explainer);
+        let scanned = match (&explainer, text) {
+            (Ok(explainer), Ok(text)) => Ok(explainer.scan_text(text)),
+            (_, Err(e)) => Err(e),
+            // The explainer's own error is reported below.
+            (Err(_), Ok(_)) => Err(anyhow!("no explainer")),
+        };
+        (scanned, explainer, join(machine))
     });
-    let facts = match facts {
-        Ok(facts) => facts,
-        Err(panic) => std::panic::resume_unwind(panic),
+    let explainer = explainer.context("the built-in signature catalogue")?;
+    let scanned = scanned?;
+    let (kb, probed) = machine?;
+    if let Some(facts) = report {
+        return Ok(explainer.conclude(&scanned, Some(&facts), Some(&kb)));
+    }
+    let (Some(facts), Some(root)) = (probed, root) else {
+        return Ok(explainer.conclude(&scanned, None, Some(&kb)));
     };
     // A log from another machine is explained from its text, not with this machine's facts.
     // `~/...` is the home directory of the user running gpuenv.
@@ -101,6 +117,14 @@ fn explain(
         (None, _) => root.exists(path),
     };
     Ok(explainer.conclude_checked(&scanned, &facts, Some(&kb), &path_exists))
+}
+
+/// The result of a scoped thread; a panic in it goes on in this thread.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    match handle.join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// The `facts` of a saved `gpuenv doctor --format json` report.
@@ -148,7 +172,7 @@ fn render_to(global: &GlobalArgs, out: &mut impl Write, explanation: &Explanatio
 
 /// `gpuenv explain -- COMMAND ARGS...`: run it, pass its output through, keep its status, and
 /// explain its output on stderr when it fails.
-fn run_command(global: &GlobalArgs, args: &ExplainArgs, explainer: &Explainer) -> Result<ExitCode> {
+fn run_command(global: &GlobalArgs, args: &ExplainArgs) -> Result<ExitCode> {
     let (program, rest) = match args.command.split_first() {
         Some(split) => split,
         None => bail!("no command given after `--`"),
@@ -183,7 +207,7 @@ fn run_command(global: &GlobalArgs, args: &ExplainArgs, explainer: &Explainer) -
             Ok(buf) => buf.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         };
-        let explanation = explain(global, args, explainer, &output)?;
+        let explanation = explain(global, args, || Ok(output))?;
         let stderr = io::stderr();
         let mut err = stderr.lock();
         writeln!(err)?;

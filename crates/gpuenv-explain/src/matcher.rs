@@ -18,6 +18,9 @@ const PIECE_MIN: usize = 1 << 20;
 /// At most this many threads read one text.
 const MAX_THREADS: usize = 8;
 
+/// A thread lowers and reads its piece this many bytes at a time.
+const BLOCK: usize = 256 * 1024;
+
 /// The automaton and the catalogue's strings, by index.
 #[derive(Debug, Clone)]
 pub struct Matcher {
@@ -235,28 +238,40 @@ impl Matcher {
         })
     }
 
-    /// The occurrences of every string that start in `bytes[start..end]`.
+    /// The occurrences of every string that start in `bytes[start..end]`, read a block at a time
+    /// (each block lowered into one buffer, reaching into the next like the pieces do). All
+    /// occurrences of one string have its length, so they come in the order they start.
     fn scan_piece(&self, bytes: &[u8], start: usize, end: usize) -> Hits {
         let mut by_string = vec![Occurrences::default(); self.count];
-        let reach = (end + self.longest.saturating_sub(1)).min(bytes.len());
-        // ASCII lower case keeps every byte where it is, so offsets stay the text's.
-        let piece = bytes
-            .get(start..reach)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        for m in self.automaton.find_overlapping_iter(&piece) {
-            let at = start + m.start();
-            if at >= end {
-                continue;
+        let mut lowered = Vec::with_capacity(BLOCK + self.longest);
+        let mut block_start = start;
+        while block_start < end {
+            let block_end = (block_start + BLOCK).min(end);
+            let reach = (block_end + self.longest.saturating_sub(1)).min(bytes.len());
+            // ASCII lower case keeps every byte where it is, so offsets stay the text's.
+            lowered.clear();
+            lowered.extend(
+                bytes
+                    .get(block_start..reach)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(u8::to_ascii_lowercase),
+            );
+            for m in self.automaton.find_overlapping_iter(&lowered) {
+                let at = block_start + m.start();
+                if at >= block_end {
+                    continue;
+                }
+                let Some(occ) = by_string.get_mut(m.pattern().as_usize()) else {
+                    continue;
+                };
+                if occ.first.len() < KEEP {
+                    occ.first.push(at);
+                }
+                occ.last = at;
+                occ.count += 1;
             }
-            let Some(occ) = by_string.get_mut(m.pattern().as_usize()) else {
-                continue;
-            };
-            if occ.first.len() < KEEP {
-                occ.first.push(at);
-            }
-            occ.last = at;
-            occ.count += 1;
+            block_start = block_end;
         }
         Hits { by_string }
     }
@@ -313,7 +328,7 @@ mod tests {
     use super::*;
     use crate::normalize::normalize;
 
-    /// Cut into pieces, the pass finds what one pass over the whole text finds: the same
+    /// Cut into pieces and blocks, the pass finds what one pass over the whole text finds: the same
     /// counts, first occurrences and last occurrence of every string, also of occurrences that
     /// straddle a cut.
     #[test]
@@ -323,7 +338,8 @@ mod tests {
         let message =
             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
         let mut log = String::new();
-        for i in 0..4000 {
+        // Several blocks (BLOCK) per piece, so block edges fall inside occurrences too.
+        for i in 0..12_000 {
             log.push_str(&format!(
                 "step {i} loss=0.1 CUDNN_STATUS_NOT_INITIALIZED out of memory\n"
             ));
@@ -333,6 +349,14 @@ mod tests {
         }
         let text = normalize(log.as_bytes());
         let whole = matcher.scan_in_pieces(&text, 1);
+        // One pass of the automaton over the whole lowered text, without blocks.
+        let lowered = text.text.to_ascii_lowercase();
+        let mut counts = vec![0; matcher.len()];
+        for m in matcher.automaton.find_overlapping_iter(&lowered) {
+            counts[m.pattern().as_usize()] += 1;
+        }
+        let block_counts: Vec<usize> = whole.by_string.iter().map(|o| o.count).collect();
+        assert_eq!(counts, block_counts, "blocks lose or add occurrences");
         let found = whole.by_string.iter().filter(|o| o.count > 0).count();
         assert!(
             found >= 3,

@@ -24,6 +24,7 @@ pub mod provenance;
 pub mod refine;
 pub mod words;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -80,8 +81,10 @@ pub struct Explainer {
     words: Words,
 }
 
-/// The word model of an [`Explainer`]: none, one given, or the built-in one, parsed on first use
-/// (most logs are answered by a signature and never need it).
+/// The word model of an [`Explainer`]: none, one given, or the built-in one. Most logs are
+/// answered by a signature and never need it; a log that does reads only the built-in model's
+/// lines for its own words ([`WordModel::builtin_for`]). The whole built-in model is parsed only
+/// when [`Explainer::words`] asks for it.
 #[derive(Debug, Clone)]
 enum Words {
     None,
@@ -336,7 +339,12 @@ impl Explainer {
         facts: Option<&Facts>,
         kb: Option<&Kb>,
     ) -> Explanation {
-        self.conclude_lazily(scanned, facts, kb, || self.words())
+        match &self.words {
+            Words::Builtin(_) => self.conclude_lazily(scanned, facts, kb, |log| {
+                WordModel::builtin_for(log).ok().map(Cow::Owned)
+            }),
+            _ => self.conclude_lazily(scanned, facts, kb, |_| self.words().map(Cow::Borrowed)),
+        }
     }
 
     /// [`Explainer::conclude`] with another word model as the last resort (or none): the corpus
@@ -348,17 +356,17 @@ impl Explainer {
         kb: Option<&Kb>,
         words: Option<&WordModel>,
     ) -> Explanation {
-        self.conclude_lazily(scanned, facts, kb, || words)
+        self.conclude_lazily(scanned, facts, kb, |_| words.map(Cow::Borrowed))
     }
 
-    /// The work of [`Explainer::conclude`]; `words` is asked for the word model only when no
-    /// signature or hint answers.
+    /// The work of [`Explainer::conclude`]; `words` is asked for the word model (for the log's
+    /// text) only when no signature or hint answers.
     fn conclude_lazily<'w>(
         &self,
         scanned: &ScannedLog,
         facts: Option<&Facts>,
         kb: Option<&Kb>,
-        words: impl FnOnce() -> Option<&'w WordModel>,
+        words: impl FnOnce(&str) -> Option<Cow<'w, WordModel>>,
     ) -> Explanation {
         let ScannedLog { text, hits } = scanned;
 
@@ -569,7 +577,7 @@ impl Explainer {
             .is_none_or(|d| d.confidence < ANSWER_FLOOR)
         {
             if let Some(guess) =
-                words().and_then(|w| resemblance_diagnosis(w, text, !found.is_empty()))
+                words(&text.text).and_then(|w| resemblance_diagnosis(&w, text, !found.is_empty()))
             {
                 diagnoses.retain(|d| d.category != guess.category);
                 diagnoses.insert(0, guess);

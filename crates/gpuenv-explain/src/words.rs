@@ -242,9 +242,29 @@ impl WordModel {
         }
     }
 
+    /// The built-in model cut down to the words of `log`: it classifies `log` exactly as the
+    /// whole model does (classifying reads only the log's own words), and reading it skips most
+    /// of the model's lines.
+    pub fn builtin_for(log: &str) -> Result<WordModel, WordModelError> {
+        let wanted = tokens(log);
+        WordModel::parse_only(BUILTIN_MODEL, Settings::parse(BUILTIN_SETTINGS)?, |word| {
+            wanted.contains(word)
+        })
+    }
+
     /// Reads a model (`data/words.tsv`): a `@reports` line with `category=count` fields (no word
     /// can start with `@`), then one line per word: the word, then `category=count` fields.
     pub fn parse(text: &str, settings: Settings) -> Result<WordModel, WordModelError> {
+        WordModel::parse_only(text, settings, |_| true)
+    }
+
+    /// [`WordModel::parse`] keeping only the words `keep` accepts (the lines of the others are
+    /// not read past their word).
+    fn parse_only(
+        text: &str,
+        settings: Settings,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<WordModel, WordModelError> {
         let mut reports = None;
         let mut words = HashMap::new();
         for (i, line) in text.lines().enumerate() {
@@ -254,6 +274,9 @@ impl WordModel {
             }
             let mut fields = line.split('\t');
             let word = fields.next().unwrap_or_default();
+            if word != REPORTS && !keep(word) {
+                continue;
+            }
             let mut counts = Vec::new();
             for field in fields {
                 let parsed = field
@@ -520,6 +543,27 @@ mod tests {
         assert_eq!(model.classify("error: charlie bravo alpha"), None);
         let r = model.classify("error: alpha charlie, quebec").unwrap();
         assert!(!r.strongest.is_empty());
+    }
+
+    #[test]
+    fn the_builtin_model_cut_to_a_log_classifies_it_as_the_whole_one() {
+        let whole = WordModel::builtin().unwrap();
+        let logs = [
+            "the program hangs and fails with a timeout error",
+            "Error: process killed while loading the dataset, dmesg shows oom-kill",
+            "RuntimeError: nccl watchdog timeout, rank 3 did not respond",
+            "error: the windows subsystem for linux cannot see my GPU, nvidia-smi is empty",
+            "no error words here at all",
+        ];
+        let mut answered = 0;
+        for log in logs {
+            let cut = WordModel::builtin_for(log).unwrap();
+            assert!(cut.len() < whole.len() / 10, "{log}: {} words", cut.len());
+            assert_eq!(cut.classify(log), whole.classify(log), "{log}");
+            answered += usize::from(whole.classify(log).is_some());
+        }
+        // Not a comparison of two empty answers.
+        assert!(answered >= 2, "{answered}");
     }
 
     #[test]

@@ -48,10 +48,14 @@ pub enum FactCheck {
     /// Is a toolkit with an `nvcc` installed where a build does not look (CUDA_HOME unset or
     /// naming another directory, no `nvcc` on PATH)? (Confirms a variable to set.)
     ToolkitUnreached,
+    /// Does the log ask for a CUDA library of a major (`libcudart.so.11.0`) that is not installed,
+    /// while the frameworks here are all built for another CUDA major? Then what asks for it is a
+    /// package built for another CUDA than the framework beside it.
+    CudaMajorVsFramework,
 }
 
 /// Every check, with its catalogue id.
-const CHECKS: [(&str, FactCheck); 16] = [
+const CHECKS: [(&str, FactCheck); 17] = [
     ("driver-present", FactCheck::DriverPresent),
     ("driver-versions-agree", FactCheck::DriverVersionsAgree),
     ("driver-cuda-vs-framework", FactCheck::DriverCudaVsFramework),
@@ -68,6 +72,7 @@ const CHECKS: [(&str, FactCheck); 16] = [
     ("ld-library-path", FactCheck::LdLibraryPath),
     ("toolkit-missing", FactCheck::ToolkitMissing),
     ("toolkit-unreached", FactCheck::ToolkitUnreached),
+    ("cuda-major-vs-framework", FactCheck::CudaMajorVsFramework),
 ];
 
 impl FactCheck {
@@ -327,6 +332,34 @@ pub fn evaluate(
                 ));
             }
         }
+        FactCheck::CudaMajorVsFramework => {
+            for w in libraries::wanted(&values.libraries) {
+                if !CUDA_MAJOR_NAMED.contains(&w.stem.as_str()) {
+                    continue;
+                }
+                if !matches!(Place::of(&libraries::whereabouts(facts, &w)), Place::Nowhere) {
+                    continue;
+                }
+                match frameworks_of_another_cuda(facts, w.major) {
+                    Some(others) => out.push(say(
+                        Effect::Confirms,
+                        format!(
+                            "the log asks for {} (CUDA {}), which is not installed, but {}: what asks for it is a package built for another CUDA than the framework",
+                            w.name,
+                            w.major,
+                            others.join(", ")
+                        ),
+                    )),
+                    None if framework_cudas(facts).iter().any(|(_, c)| c.major == w.major) => {
+                        out.push(say(
+                            Effect::RulesOut,
+                            format!("a framework here is built for CUDA {} itself", w.major),
+                        ))
+                    }
+                    None => {}
+                }
+            }
+        }
         FactCheck::ToolkitMissing => match toolkits_with_nvcc(facts).first() {
             None => out.push(say(
                 Effect::Confirms,
@@ -365,6 +398,27 @@ pub fn evaluate(
         }
     }
     out
+}
+
+/// The CUDA libraries whose SONAME major is the CUDA major they ship with (`libcudart.so.11.0`,
+/// `libcublas.so.12`; cuFFT and cuRAND are numbered on their own) and whose system copies the
+/// probes inventory, so that "nowhere" means not installed.
+const CUDA_MAJOR_NAMED: [&str; 3] = ["libcudart", "libcublas", "libcublasLt"];
+
+/// Where no framework here is built for CUDA `major` and at least one is built for another: each
+/// of those, said as `environment `X`'s build for CUDA 12.1`. None otherwise (a framework of that
+/// major wants the library itself, or no framework's CUDA is known).
+fn frameworks_of_another_cuda(facts: &Facts, major: u32) -> Option<Vec<String>> {
+    let builds = framework_cudas(facts);
+    if builds.is_empty() || builds.iter().any(|(_, c)| c.major == major) {
+        return None;
+    }
+    Some(
+        builds
+            .iter()
+            .map(|(env, c)| format!("environment `{env}`'s framework is built for CUDA {c}"))
+            .collect(),
+    )
 }
 
 /// The roots of the installed CUDA toolkits that have an `nvcc`.
@@ -564,13 +618,25 @@ fn library_installed(
                     ));
                 }
             }
-            Place::Nowhere => out.push(say(
-                Effect::Confirms,
-                format!(
-                    "no {} is installed on this machine (system library directories, CUDA toolkits, the Python environments' own libraries)",
-                    w.soname()
-                ),
-            )),
+            Place::Nowhere => match frameworks_of_another_cuda(facts, w.major)
+                .filter(|_| CUDA_MAJOR_NAMED.contains(&w.stem.as_str()))
+            {
+                Some(others) => out.push(say(
+                    Effect::RulesOut,
+                    format!(
+                        "no {} is installed, but {}: the package that asks for it was built for another CUDA than the framework",
+                        w.soname(),
+                        others.join(", ")
+                    ),
+                )),
+                None => out.push(say(
+                    Effect::Confirms,
+                    format!(
+                        "no {} is installed on this machine (system library directories, CUDA toolkits, the Python environments' own libraries)",
+                        w.soname()
+                    ),
+                )),
+            },
             Place::Unknown => {}
         }
     }

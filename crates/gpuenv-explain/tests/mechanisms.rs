@@ -1581,3 +1581,79 @@ fn a_translated_loader_message_is_recognised_and_quoted_as_pasted() {
         .collect();
     assert_eq!(quoted, vec![pasted]);
 }
+
+/// An environment whose torch is built for CUDA `cuda` (`12.1`) and brings its own libraries.
+fn torch_environment(name: &str, version: &str, cuda: &str) -> PythonEnvironment {
+    let mut env = environment_with(name, &[]);
+    env.frameworks.torch = Some(TorchBuild {
+        version: Sourced::new(
+            version.to_string(),
+            Source::File("torch/version.py".to_string()),
+        ),
+        cuda: Some(cuda.to_string()),
+        hip: None,
+        cuda_pins: Default::default(),
+        cuda_libraries: "bundled".to_string(),
+        site_packages: format!("/home/u/{name}/lib/python3.10/site-packages"),
+    });
+    env
+}
+
+/// `libcudart.so.12` missing reads the same whether CUDA 12 is simply absent or a package built
+/// for CUDA 12 sits beside a torch built for CUDA 11.8 (vllm#1716): the frameworks' CUDA majors
+/// tell them apart, and the package conflict is never named from the text alone.
+#[test]
+fn a_cuda_library_of_another_major_than_the_framework_is_a_package_conflict() {
+    let e = explainer();
+    let text =
+        b"ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n";
+    let alone = e.explain(text, None, None);
+    assert_eq!(
+        alone.top().unwrap().category,
+        Category::CudaRuntimeLibMissing
+    );
+    assert!(alone
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::PackageConflict));
+
+    let base = with_userspace(machine(1, Some("550.144.03"), None), "550.144.03");
+
+    // Every framework here is built for CUDA 11.8: the package asking for 12 is the conflict.
+    let mut cu118 = base.clone();
+    cu118
+        .python
+        .environments
+        .push(torch_environment("venv", "2.1.0+cu118", "11.8"));
+    let x = e.explain(text, Some(&cu118), None);
+    let top = x.top().unwrap();
+    assert_eq!(
+        top.category,
+        Category::PackageConflict,
+        "{:#?}",
+        x.diagnoses
+    );
+    let said = format!("{:?}", top.evidence);
+    assert!(
+        said.contains("CUDA 11.8") && said.contains("venv"),
+        "{said}"
+    );
+
+    // A torch built for CUDA 12.1 asks for it itself: the runtime is missing.
+    let mut cu121 = base.clone();
+    cu121
+        .python
+        .environments
+        .push(torch_environment("venv", "2.1.2+cu121", "12.1"));
+    let x = e.explain(text, Some(&cu121), None);
+    assert_eq!(
+        x.top().unwrap().category,
+        Category::CudaRuntimeLibMissing,
+        "{:#?}",
+        x.diagnoses
+    );
+    assert!(x
+        .diagnoses
+        .iter()
+        .all(|d| d.category != Category::PackageConflict));
+}

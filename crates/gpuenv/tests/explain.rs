@@ -407,3 +407,38 @@ fn a_library_in_a_conda_environment_is_the_variables() {
         );
     }
 }
+
+/// A package built for CUDA 11 beside a torch built for CUDA 12.1 (a custom extension, an
+/// onnxruntime-gpu or ctranslate2 wheel of the other major): `libcudart.so.11.0` is missing on a
+/// machine whose only framework brings CUDA 12's runtime. From the text alone it is a missing
+/// runtime; on this machine the facts name the package conflict and the torch build.
+#[test]
+fn a_cuda_runtime_of_another_major_than_torch_is_a_package_conflict() {
+    if !have_cc() {
+        eprintln!("skipped: no C compiler");
+        return;
+    }
+    let log =
+        "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory";
+    let stdout = explain_on("torch-wheel-cudnn-missing.toml", log);
+    assert_eq!(answer(&stdout), "package-conflict", "{stdout}");
+    assert!(
+        stdout.contains("built for CUDA 12.1") && stdout.contains("libcudart.so.11.0"),
+        "{stdout}"
+    );
+
+    let s = Scenario::load(&scenarios_dir().join("torch-wheel-cudnn-missing.toml"));
+    let root = FakeRoot::build(&s);
+    let alone = run_gpuenv(
+        root.path(),
+        &s.env,
+        &["explain", "--no-probe", "--format", "json", "--text", log],
+    );
+    assert_eq!(alone.status, 0, "{}", alone.stderr);
+    assert_eq!(
+        answer(&alone.stdout),
+        "cuda-runtime-lib-missing",
+        "{}",
+        alone.stdout
+    );
+}

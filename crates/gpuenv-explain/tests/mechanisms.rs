@@ -1092,18 +1092,7 @@ fn a_missing_cudnn_names_the_frameworks_that_want_one() {
     let e = explainer();
     let kb = Kb::builtin().unwrap();
     let mut facts = with_userspace(machine(1, Some("550.144.03"), None), "550.144.03");
-    let mut torch_env = environment_with("t", &[]);
-    torch_env.frameworks.torch = Some(TorchBuild {
-        version: Sourced::new(
-            "2.1.2+cu121".to_string(),
-            Source::File("torch/version.py".to_string()),
-        ),
-        cuda: Some("12.1".to_string()),
-        hip: None,
-        cuda_pins: Default::default(),
-        cuda_libraries: "bundled".to_string(),
-        site_packages: "/home/u/t/lib/python3.10/site-packages".to_string(),
-    });
+    let torch_env = torch_environment("t", "2.1.2+cu121", "12.1");
     let mut tf_env = environment_with("tf", &[]);
     tf_env.frameworks.tensorflow = Some(TensorflowBuild {
         version: "2.11.0".to_string(),

@@ -1179,9 +1179,11 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 /// new (PTX version, PaddlePaddle's check, NGC containers) for the build, cuDNN header vs
 /// library majors, the NVIDIA kernel module refused or DKMS without dkms.conf, OptiX's ABI error
 /// code, DeepSpeed ops and DGL libraries built for another torch, torch without NCCL, PyTorch
-/// 1.x device-mismatch wording, tiny-cuda-nn's and ollama's memory errors. Two were narrowed
+/// 1.x device-mismatch wording, tiny-cuda-nn's and ollama's memory errors, NVML loaded by its
+/// unversioned name, CPU-only PaddlePaddle and HOOMD, a provider list of `cpu` alone, MuJoCo's
+/// EGL display, Omniverse's driver check, nvidia-smi without `compute_cap`. Two were narrowed
 /// where the corpus showed a user bug behind the same words (`No such operator torchvision::nms`
-/// left out; torch without NCCL under torchrun not `high`). tests/corpus then: 3513 = 81.3%
+/// left out; torch without NCCL under torchrun not `high`). tests/corpus then: 3521 = 81.5%
 /// top-1, 97 confident wrong answers, none on `not-an-environment-problem`; the new signatures
 /// mostly turn right `low` word-model guesses into `medium`/`high` answers.
 #[test]

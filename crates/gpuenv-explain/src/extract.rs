@@ -159,6 +159,11 @@ pub enum TextCheck {
     /// minor revision of the newest major the build has code for, so that code runs on it (a cubin
     /// for X.y runs on X.z with z >= y) and the warning is harmless.
     CapabilityNewerMinorOfSupportedMajor,
+    /// ggml's `ggml was not compiled with any CUDA arch <= 750` names the architecture it looked
+    /// for, which is the device's own; the log lists the devices (`compute capability 8.0`) and
+    /// none is of that architecture: the check itself misfired (llama.cpp#15589, #15593: a
+    /// regression that asked for Turing on every GPU), not the build.
+    GgmlArchNotTheDevices,
 }
 
 impl TextCheck {
@@ -172,13 +177,14 @@ impl TextCheck {
             "capability-newer-minor-of-supported-major" => {
                 Some(TextCheck::CapabilityNewerMinorOfSupportedMajor)
             }
+            "ggml-arch-not-the-devices" => Some(TextCheck::GgmlArchNotTheDevices),
             _ => None,
         }
     }
 
     /// The strings whose lines the check reads; the matcher finds them in its one pass.
     pub fn markers() -> impl Iterator<Item = &'static str> {
-        ["cudnn", "LD_LIBRARY_PATH"].into_iter()
+        ["cudnn", "LD_LIBRARY_PATH", "compute capability"].into_iter()
     }
 }
 
@@ -332,6 +338,24 @@ pub fn capability_newer_minor_of_supported_major(line: &str) -> bool {
     }
 }
 
+/// The architecture ggml looked for in `ggml was not compiled with any CUDA arch <= 750` (750).
+pub fn ggml_arch_asked(line: &str) -> Option<u32> {
+    let (_, rest) = line.split_once("CUDA arch <= ")?;
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// A device's compute capability as ggml numbers architectures (`compute capability 8.6` is 860),
+/// from a device listing such as ggml's `Device 0: NVIDIA A100-SXM4-80GB, compute capability 8.0`.
+pub fn device_arch(line: &str) -> Option<u32> {
+    let (_, rest) = line.split_once("compute capability ")?;
+    let (major, minor) = major_minor(rest)?;
+    if minor > 9 {
+        return None;
+    }
+    major.checked_mul(100)?.checked_add(minor * 10)
+}
+
 /// The `X.Y` at the start of `text` as two numbers.
 fn major_minor(text: &str) -> Option<(u32, u32)> {
     let (major, rest) = text.split_once('.')?;
@@ -341,6 +365,28 @@ fn major_minor(text: &str) -> Option<(u32, u32)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ggml_names_the_architecture_it_looked_for_and_devices_theirs() {
+        assert_eq!(
+            super::ggml_arch_asked(
+                "common.cuh:112: ggml was not compiled with any CUDA arch <= 750"
+            ),
+            Some(750)
+        );
+        assert_eq!(super::ggml_arch_asked("ggml was not compiled"), None);
+        assert_eq!(
+            super::device_arch(
+                "  Device 0: NVIDIA A100-SXM4-80GB, compute capability 8.0, VMM: yes"
+            ),
+            Some(800)
+        );
+        assert_eq!(
+            super::device_arch("Device 1: NVIDIA GeForce RTX 5060 Ti, compute capability 12.0"),
+            Some(1200)
+        );
+        assert_eq!(super::device_arch("compute capability unknown"), None);
+    }
+
     #[test]
     fn a_newer_minor_of_the_newest_supported_major_is_covered() {
         let warning = |gpu: &str, max: &str| {

@@ -671,6 +671,22 @@ impl Explainer {
                     extract::capability_newer_minor_of_supported_major(text.line(*line))
                 })
                 .copied(),
+            TextCheck::GgmlArchNotTheDevices => {
+                let asked = sig_lines
+                    .iter()
+                    .find_map(|(line, _)| extract::ggml_arch_asked(text.line(*line)))?;
+                let devices: Vec<((usize, usize), u32)> = hits
+                    .lines(self.matcher.id("compute capability"), text)
+                    .into_iter()
+                    .filter_map(|(line, offset)| {
+                        extract::device_arch(text.line(line)).map(|arch| ((line, offset), arch))
+                    })
+                    .collect();
+                if devices.iter().any(|(_, arch)| *arch == asked) {
+                    return None;
+                }
+                devices.first().map(|(at, _)| *at)
+            }
             TextCheck::LdLibraryPathNamesCuda => hits
                 .lines(self.matcher.id("LD_LIBRARY_PATH"), text)
                 .into_iter()

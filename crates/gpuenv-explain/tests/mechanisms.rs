@@ -575,6 +575,44 @@ fn a_capability_warning_is_harmless_for_a_newer_minor_of_the_newest_major() {
     );
 }
 
+/// ggml names the architecture it looked for, which is the device's: a device of that
+/// architecture means the build lacks it; devices of others listed and none of it means the check
+/// misfired (a llama.cpp regression asked for 750 on every GPU).
+#[test]
+fn ggml_arch_message_is_read_against_the_devices_listed() {
+    let e = explainer();
+    let log = |device: &str, cc: &str, arch: &str| {
+        format!("ggml_cuda_init: found 1 CUDA devices:\n  Device 0: {device}, compute capability {cc}, VMM: yes\n/src/ggml-cuda/common.cuh:112: ggml was not compiled with any CUDA arch <= {arch}\n")
+    };
+    let build_lacks_it = e.explain(
+        log("NVIDIA GeForce GTX 1080 Ti", "6.1", "610").as_bytes(),
+        None,
+        None,
+    );
+    assert_eq!(
+        build_lacks_it.top().unwrap().category,
+        Category::GpuArchUnsupportedByBuild
+    );
+    let misfired = e.explain(
+        log("NVIDIA A100-SXM4-80GB", "8.0", "750").as_bytes(),
+        None,
+        None,
+    );
+    assert_eq!(
+        misfired.top().unwrap().category,
+        Category::NotAnEnvironmentProblem
+    );
+    let no_devices_shown = e.explain(
+        b"ggml was not compiled with any CUDA arch <= 750\n",
+        None,
+        None,
+    );
+    assert_eq!(
+        no_devices_shown.top().unwrap().category,
+        Category::GpuArchUnsupportedByBuild
+    );
+}
+
 /// The JSON of a diagnosis (`gpuenv explain --format json`): the fields it promises.
 #[test]
 fn a_diagnosis_serialises_its_fields() {

@@ -25,6 +25,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("user.toml", include_str!("../data/user.toml")),
     ("hints.toml", include_str!("../data/hints.toml")),
     ("advice.toml", include_str!("../data/advice.toml")),
+    ("word-sets.toml", include_str!("../data/word-sets.toml")),
 ];
 
 /// Why a catalogue file was rejected.
@@ -54,6 +55,17 @@ struct CatalogueFile {
     hint: Vec<HintRow>,
     #[serde(default)]
     advice: Vec<AdviceRow>,
+    #[serde(default)]
+    word_set: Vec<WordSetRow>,
+}
+
+/// A named list of words that several causes share (`data/word-sets.toml`): a cause's `when` or
+/// `unless` entry `@NAME` stands for all of them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WordSetRow {
+    id: String,
+    words: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -223,15 +235,20 @@ impl Catalogue {
         let mut hints = Vec::new();
         let mut advice = Vec::new();
         let mut ids = std::collections::BTreeSet::new();
+        let mut parsed_files = Vec::new();
         for (name, text) in files {
             let parsed: CatalogueFile =
                 toml::from_str(text).map_err(|source| CatalogueError::Toml {
                     file: (*name).to_string(),
                     source,
                 })?;
+            parsed_files.push((*name, parsed));
+        }
+        let word_sets = word_sets(&mut parsed_files)?;
+        for (name, parsed) in parsed_files {
             for row in parsed.signature {
                 let invalid = |message: String| CatalogueError::Invalid {
-                    file: (*name).to_string(),
+                    file: name.to_string(),
                     id: row.id.clone(),
                     message,
                 };
@@ -287,11 +304,15 @@ impl Catalogue {
                             c.category
                         )));
                     }
+                    let expand = |words: &[String]| {
+                        expand_word_sets(words, &word_sets)
+                            .map_err(|set| invalid(format!("unknown word set `@{set}`")))
+                    };
                     causes.push(Cause {
                         category,
                         prior: c.prior,
-                        when: c.when.clone(),
-                        unless: c.unless.clone(),
+                        when: expand(&c.when)?,
+                        unless: expand(&c.unless)?,
                         when_text: text_checks(&c.when_text)?,
                         unless_text: text_checks(&c.unless_text)?,
                         facts,
@@ -319,7 +340,7 @@ impl Catalogue {
             }
             for row in parsed.advice {
                 let invalid = |message: &str| CatalogueError::Invalid {
-                    file: (*name).to_string(),
+                    file: name.to_string(),
                     id: format!("advice `{}`", row.text),
                     message: message.to_string(),
                 };
@@ -342,6 +363,52 @@ impl Catalogue {
             advice,
         })
     }
+}
+
+/// The word sets of all files, by id (taken out of the parsed files).
+fn word_sets(
+    files: &mut [(&str, CatalogueFile)],
+) -> Result<std::collections::BTreeMap<String, Vec<String>>, CatalogueError> {
+    let mut sets = std::collections::BTreeMap::new();
+    for (name, parsed) in files.iter_mut() {
+        for row in std::mem::take(&mut parsed.word_set) {
+            let invalid = |message: &str| CatalogueError::Invalid {
+                file: name.to_string(),
+                id: format!("word set `{}`", row.id),
+                message: message.to_string(),
+            };
+            if row.words.is_empty() || row.words.iter().any(|w| w.trim().len() < 3) {
+                return Err(invalid("needs words of 3 characters or more"));
+            }
+            if row.words.iter().any(|w| w.starts_with('@')) {
+                return Err(invalid("cannot name another word set"));
+            }
+            if sets.insert(row.id.clone(), row.words).is_some() {
+                return Err(invalid("duplicate id"));
+            }
+        }
+    }
+    Ok(sets)
+}
+
+/// `words` with each `@NAME` replaced by the words of that set, or the first unknown name.
+fn expand_word_sets(
+    words: &[String],
+    sets: &std::collections::BTreeMap<String, Vec<String>>,
+) -> Result<Vec<String>, String> {
+    let mut expanded = Vec::with_capacity(words.len());
+    for word in words {
+        match word.strip_prefix('@') {
+            Some(set) => expanded.extend(
+                sets.get(set)
+                    .ok_or_else(|| set.to_string())?
+                    .iter()
+                    .cloned(),
+            ),
+            None => expanded.push(word.clone()),
+        }
+    }
+    Ok(expanded)
 }
 
 fn validate_hint(

@@ -216,6 +216,57 @@ sources = ["https://example.org/report"]
     assert!(Catalogue::from_files(&[("bad.toml", &hint(0.35, "\"no-such\""))]).is_err());
 }
 
+#[test]
+fn word_sets_expand_in_every_file_and_are_validated() {
+    let signature = r#"
+[[signature]]
+id = "s"
+patterns = ["Torch not compiled with CUDA enabled"]
+frameworks = ["pytorch"]
+weight = 0.9
+explanation = "e"
+sources = ["https://example.org/report"]
+[[signature.cause]]
+category = "cpu-only-build"
+prior = 0.8
+unless = ["@mac", "GeForce"]
+fix = "f"
+"#;
+    let sets = |words: &str| format!("[[word_set]]\nid = \"mac\"\nwords = [{words}]\n");
+    // A set defined in a later file still reaches the signature, in place of its `@` entry.
+    let catalogue = Catalogue::from_files(&[
+        ("a.toml", signature),
+        ("b.toml", &sets("\"macOS\", \"MacBook\"")),
+    ])
+    .unwrap();
+    assert_eq!(
+        catalogue.signatures[0].causes[0].unless,
+        ["macOS", "MacBook", "GeForce"]
+    );
+    // An unknown set, an empty one, a set naming a set, a set defined twice: rejected.
+    assert!(Catalogue::from_files(&[("a.toml", signature)]).is_err());
+    assert!(Catalogue::from_files(&[("a.toml", signature), ("b.toml", &sets(""))]).is_err());
+    assert!(
+        Catalogue::from_files(&[("a.toml", signature), ("b.toml", &sets("\"@mac\""))]).is_err()
+    );
+    let twice = sets("\"macOS\"");
+    assert!(Catalogue::from_files(&[
+        ("a.toml", signature),
+        ("b.toml", &twice),
+        ("c.toml", &twice)
+    ])
+    .is_err());
+    // The built-in catalogue's sets reach its causes: a Mac path makes this a Mac.
+    let explainer = Explainer::builtin().unwrap();
+    let log =
+        "File \"/Users/me/app.py\", line 3\nAssertionError: Torch not compiled with CUDA enabled";
+    let explanation = explainer.explain(log.as_bytes(), None, None);
+    assert_eq!(
+        explanation.top().unwrap().category,
+        Category::NotAnEnvironmentProblem
+    );
+}
+
 /// A one-signature catalogue whose second cause is favoured by `word`, with one advice text.
 fn catalogue_with_word(word: &str) -> Explainer {
     let toml = format!(

@@ -37,6 +37,10 @@
 //! 8 of those 65 unseen reports, 3 rightly. Leave-one-out on tests/corpus the complement model
 //! answers 20 of the 1111 cases, 10 rightly. A wrong guess costs nothing the "unknown" it
 //! replaces did not, and it is labelled as a guess at `low`.
+//!
+//! On 2026-12-03 the complement naive Bayes vote gave way to a multinomial logistic regression
+//! over the same words (`word_model_is_current` records how it was measured), and the corpus's
+//! word-model answers are cross-validated over five folds instead of leaving one case out.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::hash_map::DefaultHasher;
@@ -1524,6 +1528,21 @@ fn each_source_is_used_once() {
 
 /// Whether the cases are among the reports the word model was built from (tests/corpus): then
 /// each is explained with the model built without it, so that its own words do not vote.
+/// The corpus's word-model answers are cross-validated over this many folds (case `i` is in
+/// fold `i % FOLDS`, cases in path order).
+const FOLDS: usize = 5;
+
+/// The word model built from `cases` (their text as the explainer reads it).
+fn word_model<'a>(cases: impl Iterator<Item = (usize, &'a Case)>) -> WordModel {
+    let texts: Vec<(Category, String)> = cases
+        .map(|(_, c)| (c.expected, normalize(&c.text).text))
+        .collect();
+    WordModel::train(
+        texts.iter().map(|(c, t)| (*c, t.as_str())),
+        Settings::parse(BUILTIN_SETTINGS).unwrap(),
+    )
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum LeaveOut {
     Yes,
@@ -1533,7 +1552,14 @@ enum LeaveOut {
 /// Top-1 accuracy and the confident wrong answers on `not-an-environment-problem` cases.
 fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64, Vec<String>) {
     let explainer = Explainer::builtin().unwrap();
-    let words = explainer.words().unwrap();
+    // Cross-validation: the word model's answer for a corpus case comes from a model built
+    // without the case's fold.
+    let fold_models: Vec<WordModel> = match leave_out {
+        LeaveOut::Yes => (0..FOLDS)
+            .map(|fold| word_model(cases.iter().enumerate().filter(|(i, _)| i % FOLDS != fold)))
+            .collect(),
+        LeaveOut::No => Vec::new(),
+    };
     let verbose = std::env::var_os("GPUENV_CORPUS_REPORT").is_some();
     // Answers of the word model (no signature or hint answered): how many, how many right.
     let mut by_words = (0usize, 0usize);
@@ -1543,15 +1569,15 @@ fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64
     let mut confident_wrong_user = Vec::new();
     let mut confident_wrong_any = 0;
     let mut misses = Vec::new();
-    for case in cases {
+    for (i, case) in cases.iter().enumerate() {
         let scanned = explainer.scan(&case.text);
         let mut explanation = explainer.conclude(&scanned, case.facts.as_ref(), None);
         let from_words =
             |e: &gpuenv_explain::Explanation| e.top().is_none_or(|d| d.signature == "words");
         if leave_out == LeaveOut::Yes && from_words(&explanation) {
-            let model = words.without(&normalize(&case.text).text, case.expected);
+            let model = &fold_models[i % FOLDS];
             explanation =
-                explainer.conclude_with_words(&scanned, case.facts.as_ref(), None, Some(&model));
+                explainer.conclude_with_words(&scanned, case.facts.as_ref(), None, Some(model));
         }
         let top = explanation.top();
         if top.is_some_and(|d| d.signature == "words") {
@@ -1612,7 +1638,7 @@ fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64
         by_words.0,
         by_words.1,
         if leave_out == LeaveOut::Yes {
-            ", each with the model built without it"
+            ", each with the model built without its fold"
         } else {
             ""
         }
@@ -1722,17 +1748,35 @@ fn logs_from_elsewhere_keep_their_answers() {
 /// data/words.tsv is what tests/corpus gives: regenerate it with
 /// `GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model` after the
 /// corpus changes (then rebuild: the model is compiled in).
+///
+/// How the model was chosen (2026-12-03): by time. gpuenv was built at two past commits of this
+/// repository, c4978b3 (corpus of 2936 cases, just before heldout48) and 1f09454 (3802 cases,
+/// after heldout55), and each build explained, with `--no-probe`, the reports collected after
+/// it that are still in the corpus under their present labels: heldout48-55 (864 reports) and
+/// heldout56-68 (837). Nothing of those reports was in the catalogue or the word model that
+/// explained them. The old builds were right on 543/864 (62.8%) and 506/837 (60.5%). Of the
+/// wrong answers, the label was the catalogue's second to fifth candidate for 63 and 51;
+/// replacing the answer by a model of words where they disagreed did not help (a Python
+/// replica: on the signatures' `medium` and `high` answers the word model was right no more
+/// often than the catalogue where they disagreed, and they agreed on most wrong answers). Where
+/// it helps is the slot the word model has, logs whose best signature or hint is below the
+/// answer floor (229 and 248 reports): complement naive Bayes was right on 70 and 75 of them;
+/// logistic regression over rarity-weighted words (data/words.toml) on 86 and 93 with the same
+/// gates; with the gate words widened to what users say of a problem without an error message
+/// ("only cpu", "not detected", "does not work"...) and three known words instead of five, on
+/// 93 and 96 (those words were chosen after reading the gated reports of these two sets, so
+/// that last step is not an unseen measurement). The whole old builds with the new model
+/// (trained by this code from their own corpus): 566/864 (65.5%) and 527/837 (63.0%), none of
+/// the changed answers `high`. In the same measurement a logistic regression over the words
+/// alone, no catalogue, was right on 538/864 and 509/837, and adding character 4-grams raised
+/// its count in the word model's slot by 5 and 8: not taken, for the model's size.
+///
+/// On tests/corpus (five folds) the word model answers 483 cases, 196 rightly (the naive Bayes
+/// model, leaving each case out: 448, 184); corpus top-1 3771/4634 = 81.4% (was 3759).
 #[test]
 fn word_model_is_current() {
     let cases = load_cases();
-    let texts: Vec<(Category, String)> = cases
-        .iter()
-        .map(|c| (c.expected, normalize(&c.text).text))
-        .collect();
-    let model = WordModel::train(
-        texts.iter().map(|(c, t)| (*c, t.as_str())),
-        Settings::parse(BUILTIN_SETTINGS).unwrap(),
-    );
+    let model = word_model(cases.iter().enumerate());
     let tsv = model.to_tsv();
     if std::env::var_os("GPUENV_WRITE_WORD_MODEL").is_some() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/words.tsv");
@@ -1744,7 +1788,7 @@ fn word_model_is_current() {
         "data/words.tsv is not what tests/corpus gives ({} words now, {} there): regenerate it with \
          GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model",
         model.len(),
-        BUILTIN_MODEL.lines().count().saturating_sub(4)
+        BUILTIN_MODEL.lines().count().saturating_sub(5)
     );
 }
 

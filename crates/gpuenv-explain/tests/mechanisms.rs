@@ -18,6 +18,11 @@ fn explainer() -> Explainer {
     Explainer::builtin().unwrap()
 }
 
+/// The built-in catalogue without the word model: for what signatures and hints do alone.
+fn without_words() -> Explainer {
+    Explainer::new(Catalogue::builtin().unwrap()).unwrap()
+}
+
 #[test]
 fn a_hint_alone_is_a_weak_labelled_answer() {
     let x = explainer().explain(
@@ -59,8 +64,8 @@ fn hints_of_different_categories_give_no_answer() {
         None,
     );
     // `microsoft-standard-WSL2` is itself a signature (wsl-lib-path); without it, the two hints
-    // disagree.
-    let y = explainer().explain(
+    // disagree (the word model, the last resort, may still guess).
+    let y = without_words().explain(
         b"WSL 2 Ubuntu\nexport CUDA_VISIBLE_DEVICES=-1\nit does not work\n",
         None,
         None,
@@ -76,10 +81,9 @@ fn facts_can_rule_a_hint_out() {
         live: true,
         ..Facts::default()
     };
-    // Words the corpus does not know, so the word model stays silent too.
     let text = b"WSL 2 Ubuntu 22.04\nfrobnicate xyzzy failed\n";
     assert_eq!(
-        explainer()
+        without_words()
             .explain(text, None, None)
             .top()
             .unwrap()
@@ -87,7 +91,7 @@ fn facts_can_rule_a_hint_out() {
         Category::Wsl
     );
     // A live machine that is not WSL: the hint falls below the answer floor.
-    assert!(explainer()
+    assert!(without_words()
         .explain(text, Some(&facts), None)
         .top()
         .is_none());
@@ -963,7 +967,7 @@ fn scan_and_conclude_is_explain() {
 fn the_word_model_guesses_only_where_nothing_else_answers() {
     let e = explainer();
     let x = e.explain(
-        b"When I start multi gpu training with\npython -m torch.distributed.launch --nproc_per_node=2 train.py\nthe program hangs and fails with a timeout error\n",
+        b"When I start multi-node training with torch.distributed.launch\nthe ranks cannot connect and it fails with a timeout error after NCCL init\n",
         None,
         None,
     );
@@ -1002,7 +1006,7 @@ fn the_word_model_guesses_only_where_nothing_else_answers() {
     // An explainer built without a model never guesses.
     let bare = Explainer::new(Catalogue::builtin().unwrap()).unwrap();
     let x = bare.explain(
-        b"When I start multi gpu training with\npython -m torch.distributed.launch --nproc_per_node=2 train.py\nthe program hangs and fails with a timeout error\n",
+        b"When I start multi-node training with torch.distributed.launch\nthe ranks cannot connect and it fails with a timeout error after NCCL init\n",
         None,
         None,
     );

@@ -1749,7 +1749,8 @@ fn logs_from_elsewhere_keep_their_answers() {
 /// `GPUENV_WRITE_WORD_MODEL=1 cargo test -p gpuenv-explain --test corpus word_model` after the
 /// corpus changes (then rebuild: the model is compiled in).
 ///
-/// How the model was chosen (2026-12-03): by time. gpuenv was built at two past commits of this
+/// How the model was chosen (2026-12-03): by time (`tools/explain/timesplit.py COMMIT
+/// --current-word-model` repeats it for one commit). gpuenv was built at two past commits of this
 /// repository, c4978b3 (corpus of 2936 cases, just before heldout48) and 1f09454 (3802 cases,
 /// after heldout55), and each build explained, with `--no-probe`, the reports collected after
 /// it that are still in the corpus under their present labels: heldout48-55 (864 reports) and

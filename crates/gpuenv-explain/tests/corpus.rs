@@ -1459,7 +1459,7 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 fn corpus_accuracy() {
     let cases = load_cases();
     assert!(cases.len() >= 100, "corpus has {} cases", cases.len());
-    let (top1, confident_wrong_user) = measure("corpus", &cases, &corpus_dir(), LeaveOut::Yes);
+    let (top1, confident_wrong_user, _) = measure("corpus", &cases, &corpus_dir(), LeaveOut::Yes);
     assert!(
         confident_wrong_user.is_empty(),
         "confident wrong answers on user bugs: {confident_wrong_user:?}"
@@ -1480,7 +1480,7 @@ fn corpus_accuracy() {
 fn heldout_accuracy() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/heldout");
     let cases = load_cases_from(&dir);
-    let (top1, confident_wrong_user) = measure("held-out", &cases, &dir, LeaveOut::No);
+    let (top1, confident_wrong_user, _) = measure("held-out", &cases, &dir, LeaveOut::No);
     assert!(confident_wrong_user.is_empty(), "{confident_wrong_user:?}");
     assert!(
         top1 >= HELDOUT_MIN_TOP1,
@@ -1504,14 +1504,16 @@ fn heldout2() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/heldout2");
     let cases = load_cases_from(&dir);
     assert!(!cases.is_empty(), "tests/heldout2 has no cases");
-    let (_top1, confident_wrong_user) = measure("held-out 2", &cases, &dir, LeaveOut::No);
+    let (_top1, confident_wrong_user, _) = measure("held-out 2", &cases, &dir, LeaveOut::No);
     assert!(confident_wrong_user.is_empty(), "{confident_wrong_user:?}");
 }
 
 /// A batch outside the tree, for measuring fresh reports before anything is tuned to them:
 /// `GPUENV_CORPUS_DIR=/path/to/batch cargo test -p gpuenv-explain --test corpus extra_dir --
-/// --nocapture` (same layout and headers as tests/corpus). Does nothing when the variable is unset;
-/// asserts only that no confident wrong answer is given on `not-an-environment-problem`.
+/// --nocapture` (same layout and headers as tests/corpus; `LESS_CERTAIN_*.txt` files beside the
+/// category directories name the cases whose label the collector is less sure of, and the others
+/// are reported on their own as sure labels). Does nothing when the variable is unset; asserts
+/// only that no confident wrong answer is given on `not-an-environment-problem`.
 #[test]
 fn extra_dir() {
     let Some(dir) = std::env::var_os("GPUENV_CORPUS_DIR") else {
@@ -1527,8 +1529,50 @@ fn extra_dir() {
         "{} likely repeats of corpus cases: drop them before measuring",
         repeats.len()
     );
-    let (_top1, confident_wrong_user) = measure("extra", &cases, &dir, LeaveOut::No);
+    let (_top1, confident_wrong_user, missed) = measure("extra", &cases, &dir, LeaveOut::No);
+    // Collectors list the labels they are less sure of in LESS_CERTAIN_*.txt (one file name per
+    // line, with a reason): the others are the batch's sure labels, reported on their own.
+    let less_certain = less_certain_names(&dir);
+    let sure: Vec<&Case> = cases
+        .iter()
+        .filter(|c| !less_certain.contains(&file_name(&c.path)))
+        .collect();
+    let sure_right = sure.iter().filter(|c| !missed.contains(&c.path)).count();
+    println!(
+        "sure labels (not named in LESS_CERTAIN_*.txt): {sure_right}/{}",
+        sure.len()
+    );
     assert!(confident_wrong_user.is_empty(), "{confident_wrong_user:?}");
+}
+
+/// The case file names that a batch's `LESS_CERTAIN_*.txt` files name (any word ending in
+/// `.txt`, with or without its directory).
+fn less_certain_names(dir: &Path) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return names;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("LESS_CERTAIN") && name.ends_with(".txt")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for word in
+            text.split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '`' | '(' | ')'))
+        {
+            if word.ends_with(".txt") {
+                names.insert(file_name(Path::new(word)));
+            }
+        }
+    }
+    names
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// A report comes back under another name: the same thread found twice, the PR that fixed an
@@ -1687,7 +1731,14 @@ enum LeaveOut {
 }
 
 /// Top-1 accuracy and the confident wrong answers on `not-an-environment-problem` cases.
-fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64, Vec<String>) {
+/// Top-1 accuracy, the not-an-environment-problem cases answered wrongly at `high`, and the paths
+/// of the cases answered wrongly.
+fn measure(
+    name: &str,
+    cases: &[Case],
+    base: &Path,
+    leave_out: LeaveOut,
+) -> (f64, Vec<String>, BTreeSet<PathBuf>) {
     let explainer = Explainer::builtin().unwrap();
     // Cross-validation: the word model's answer for a corpus case comes from a model built
     // without the case's fold.
@@ -1706,6 +1757,7 @@ fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64
     let mut confident_wrong_user = Vec::new();
     let mut confident_wrong_any = 0;
     let mut misses = Vec::new();
+    let mut missed = BTreeSet::new();
     for (i, case) in cases.iter().enumerate() {
         let scanned = explainer.scan(&case.text);
         let mut explanation = explainer.conclude(&scanned, case.facts.as_ref(), None);
@@ -1735,6 +1787,7 @@ fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64
             if case.expected == Category::NotAnEnvironmentProblem && confident {
                 confident_wrong_user.push(case.path.display().to_string());
             }
+            missed.insert(case.path.clone());
             misses.push(format!(
                 "{} (expected {}, got {} {:?}) {}",
                 case.path.strip_prefix(base).unwrap_or(&case.path).display(),
@@ -1783,7 +1836,7 @@ fn measure(name: &str, cases: &[Case], base: &Path, leave_out: LeaveOut) -> (f64
     for m in &misses {
         println!("  miss: {m}");
     }
-    (top1, confident_wrong_user)
+    (top1, confident_wrong_user, missed)
 }
 
 /// A machine for `logs_from_elsewhere_keep_their_answers`: a healthy one (an RTX 3090, driver

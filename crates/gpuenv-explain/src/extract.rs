@@ -154,6 +154,10 @@ pub enum TextCheck {
     /// A line of the log carried Docker Compose's service column (`qna-transformers_1  | `,
     /// `ollama-1  | `, which normalising strips): the program ran in a container Compose started.
     ComposeLogPrefix,
+    /// A line of the log carried vLLM's engine process tag (`(EngineCore_DP0 pid=68) `, which
+    /// normalising strips): the log came from a vLLM server, whose images set up CUDA's
+    /// forward-compatibility libraries.
+    VllmEngineCoreTag,
     /// torch's `Found GPU0 ... which is of cuda capability 12.1. Minimum and Maximum cuda
     /// capability supported by this version of PyTorch is (8.0) - (12.0)`: the GPU is a newer
     /// minor revision of the newest major the build has code for, so that code runs on it (a cubin
@@ -174,6 +178,7 @@ impl TextCheck {
             "ld-library-path-names-cuda" => Some(TextCheck::LdLibraryPathNamesCuda),
             "f-string-syntax-error" => Some(TextCheck::FStringSyntaxError),
             "compose-log-prefix" => Some(TextCheck::ComposeLogPrefix),
+            "vllm-engine-core-tag" => Some(TextCheck::VllmEngineCoreTag),
             "capability-newer-minor-of-supported-major" => {
                 Some(TextCheck::CapabilityNewerMinorOfSupportedMajor)
             }

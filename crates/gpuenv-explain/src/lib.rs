@@ -656,15 +656,10 @@ impl Explainer {
                     .find(|above| extract::has_fstring(text.line(*above)))
                     .map(|above| (above, text.line_starts.get(above - 1).copied().unwrap_or(0)))
             }),
-            TextCheck::ComposeLogPrefix => text.compose_line.map(|line| {
-                (
-                    line,
-                    text.line_starts
-                        .get(line.saturating_sub(1))
-                        .copied()
-                        .unwrap_or(0),
-                )
-            }),
+            TextCheck::ComposeLogPrefix => text.compose_line.map(|line| line_evidence(text, line)),
+            TextCheck::VllmEngineCoreTag => {
+                text.engine_core_line.map(|line| line_evidence(text, line))
+            }
             TextCheck::CapabilityNewerMinorOfSupportedMajor => sig_lines
                 .iter()
                 .find(|(line, _)| {
@@ -937,6 +932,12 @@ const MACHINE_STATES: [Category; 4] = [
     Category::DriverTooOldForRuntime,
     Category::PermissionsDeviceNodes,
 ];
+
+/// A whole line as evidence: the line (1-based) and where it starts in the text.
+fn line_evidence(text: &Text, line: usize) -> (usize, usize) {
+    let start = text.line_starts.get(line.saturating_sub(1)).copied();
+    (line, start.unwrap_or(0))
+}
 
 /// The last line that looks like a Python exception (`RuntimeError: ...`, `torch.cuda.OutOfMemoryError:
 /// ...`) — the error the program died with; in a chained traceback, the last of the chain.

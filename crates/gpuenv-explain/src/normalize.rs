@@ -20,6 +20,9 @@ pub struct Text {
     /// stripped like the other prefixes, or one of Compose's status lines (`Creating app_run ...
     /// done`, `Container app-1  Started`): the log came from a container Compose started.
     pub compose_line: Option<usize>,
+    /// The first line (1-based) that carried vLLM's engine process tag (`(EngineCore_DP0 pid=68) `,
+    /// stripped like the other process tags): the log came from a vLLM server.
+    pub engine_core_line: Option<usize>,
     /// The lines (1-based) whose C library messages were translated to English, each as it was
     /// pasted (without ANSI escapes): what evidence quotes, so the user sees their own words.
     pub translated: Vec<(usize, String)>,
@@ -98,6 +101,7 @@ pub fn normalize(input: &[u8]) -> Text {
         text: String::with_capacity(source.len()),
         line_starts: Vec::with_capacity(source.len() / 60 + 1),
         compose_line: None,
+        engine_core_line: None,
         translated,
     };
     // A coloured line is cleaned in here, one buffer for all of them.
@@ -120,6 +124,9 @@ pub fn normalize(input: &[u8]) -> Text {
             && (after_compose.len() < unquoted.len() || is_compose_status(unquoted))
         {
             out.compose_line = Some(out.line_starts.len());
+        }
+        if out.engine_core_line.is_none() && has_engine_core_tag(after_compose) {
+            out.engine_core_line = Some(out.line_starts.len());
         }
         out.text.push_str(strip_after_compose(after_compose));
         out.text.push('\n');
@@ -472,6 +479,16 @@ fn strip_syslog(line: &str) -> &str {
     }
 }
 
+/// Whether the line starts with process tags and one is vLLM's engine (`(APIServer pid=1)
+/// (EngineCore_DP0 pid=68) ERROR ...`).
+fn has_engine_core_tag(line: &str) -> bool {
+    if !line.starts_with('(') {
+        return false;
+    }
+    let tags = &line[..line.len() - strip_process_tags(line).len()];
+    tags.contains("(EngineCore")
+}
+
 /// Ray/vLLM worker tags: `(EngineCore_DP0 pid=68) `, possibly several.
 fn strip_process_tags(mut line: &str) -> &str {
     for _ in 0..4 {
@@ -756,7 +773,12 @@ mod tests {
         );
         assert_eq!(t.line(6), "name | value");
         assert_eq!(t.compose_line, Some(3));
+        assert_eq!(t.engine_core_line, Some(4));
         assert_eq!(normalize(b"name | value\nx_1 y | z").compose_line, None);
+        // Another process tag, or EngineCore named inside the message, is not vLLM's engine tag.
+        let t =
+            normalize(b"(RayWorker pid=7) boom\nRuntimeError: EngineCore failed\n(EngineCore x");
+        assert_eq!(t.engine_core_line, None);
     }
 
     #[test]

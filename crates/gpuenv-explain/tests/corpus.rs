@@ -1532,6 +1532,16 @@ fn load_cases_from(base: &Path) -> Vec<Case> {
 /// Two corpus answers turned right and one wrong (TensorRT#3898, a second TensorRT in a venv that
 /// the text does not show). Tests/corpus: 5136 cases, 4125 = 80.3% top-1, 120 confident wrong
 /// answers, none on `not-an-environment-problem`.
+///
+/// Then CUDA error 803 (`system has unsupported display driver / cuda driver combination`) reads
+/// as a kernel module and libcuda of different releases first, as 7 of the corpus's 11 reports
+/// of it were labelled (the signature's priors dated from when it had four); a cuda-compat libcuda
+/// put first by a search path stays first where the log shows a container, compat libraries or
+/// vLLM. The `EngineCore` word meant for vLLM's logs could never match (normalising strips the
+/// `(EngineCore_DP0 pid=68)` tag before the words are read): a text check, `vllm-engine-core-tag`,
+/// now notes a line that carried it. Four corpus answers turned right, two wrong (GPUStack's and
+/// llama.cpp's one-line reports of a compat libcuda). Tests/corpus: 5136 cases, 4127 = 80.4% top-1,
+/// 120 confident wrong answers, none on `not-an-environment-problem`.
 #[test]
 fn corpus_accuracy() {
     let cases = load_cases();
